@@ -1,0 +1,30 @@
+//===- FusionLegality.h - can these kernels be fused safely? ----*- C++ -*-===//
+#ifndef KFUSE_ANALYSIS_FUSIONLEGALITY_H
+#define KFUSE_ANALYSIS_FUSIONLEGALITY_H
+
+#include "kfuse/Analysis/KernelModel.h"
+#include "kfuse/Config/Config.h"
+
+#include "clang/Frontend/ASTUnit.h"
+
+#include <vector>
+
+namespace kfuse {
+
+class Reporter;
+
+/// One kernel of a fusion: what the config says of it and what analysis found.
+struct FusionMember {
+  const KernelSpec *Spec;
+  clang::ASTUnit *Unit;
+  KernelModel Model;
+};
+
+/// Reports, at its source, every construct that keeps the members from being
+/// fused horizontally without deadlock, race or a change of result. Returns
+/// true when there is none.
+bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,74 @@
+//===- Config.h - the fusion config a user writes ---------------*- C++ -*-===//
+//
+// A config names kernels (where they live and how they are launched) and
+// fusions (which kernels to fuse and how). The YAML schema is in README.md.
+// Free of Clang: the tuner reads configs too.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_CONFIG_CONFIG_H
+#define KFUSE_CONFIG_CONFIG_H
+
+#include "kfuse/Diagnostics/DiagnosticIds.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// 1-based position of an entry in the config file.
+struct ConfigPosition {
+  unsigned Line = 0;
+  unsigned Column = 0;
+};
+
+/// One original kernel: where it is and the block it was written for.
+struct KernelSpec {
+  std::string Id;           ///< Name of the entry; prefixes the kernel's renamed symbols.
+  std::string File;         ///< As written in the config.
+  std::string ResolvedFile; ///< File, relative to the config's directory.
+  std::string Kernel;       ///< Function name, optionally namespace-qualified.
+  std::array<unsigned, 3> Block{1, 1, 1};
+  unsigned BlockRank = 1;     ///< How many block dimensions the config gave.
+  bool AnyBlockSize = false;  ///< Correct for every 1-D block size and any grid.
+  ConfigPosition Position;
+
+  unsigned blockThreads() const { return Block[0] * Block[1] * Block[2]; }
+};
+
+enum class FusionMode { Horizontal };
+
+/// One fusion: the kernels it combines, in the order of their thread ranges.
+struct FusionSpec {
+  std::string Name;
+  FusionMode Mode = FusionMode::Horizontal;
+  std::vector<std::string> Kernels;
+  std::vector<unsigned> Partition; ///< Threads per kernel; empty means "split evenly".
+  std::optional<unsigned> Threads; ///< Fused block size when no partition is given.
+  ConfigPosition Position;
+  ConfigPosition PartitionPosition;
+};
+
+struct Config {
+  std::string Path; ///< The config file, as given on the command line.
+  std::vector<KernelSpec> Kernels;
+  std::vector<FusionSpec> Fusions;
+
+  const KernelSpec *findKernel(const std::string &Id) const;
+  const FusionSpec *findFusion(const std::string &Name) const;
+};
+
+/// The config, or the problems that stop it from being one (never both).
+struct ConfigResult {
+  std::optional<Config> Value;
+  std::vector<diag::Problem> Problems;
+};
+
+/// Reads a config from YAML text. \p Path names the file in messages and
+/// anchors the relative paths of kernel files.
+ConfigResult parseConfig(const std::string &Text, const std::string &Path);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,62 @@
+//===- Reporter.h - printing kfuse diagnostics through Clang ---*- C++ -*-===//
+//
+// Every kfuse message goes through Clang's DiagnosticsEngine, so it looks
+// like a compiler's: "file:line:col: error: message [kfuse-id]", with the
+// source line and a caret. The same printer shows the parser's own errors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_DIAGNOSTICS_REPORTER_H
+#define KFUSE_DIAGNOSTICS_REPORTER_H
+
+#include "kfuse/Diagnostics/DiagnosticIds.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+
+namespace kfuse {
+
+class Reporter {
+public:
+  explicit Reporter(llvm::raw_ostream &OS);
+  ~Reporter();
+  Reporter(const Reporter &) = delete;
+  Reporter &operator=(const Reporter &) = delete;
+
+  /// Starts a diagnostic at a location of any source manager (an AST's or
+  /// the one holding config files). Add arguments with <<.
+  clang::DiagnosticBuilder report(clang::SourceLocation Loc, clang::SourceManager &SM,
+                                  diag::ID Id);
+  /// Starts a diagnostic that belongs to no file.
+  clang::DiagnosticBuilder report(diag::ID Id);
+  /// Prints problems found in a file kfuse read itself (a config), pointing
+  /// into that file when it can be read.
+  void report(const std::vector<diag::Problem> &Problems, llvm::StringRef File);
+
+  /// The consumer that prints everything; hand it to parsers so their
+  /// errors look the same.
+  clang::DiagnosticConsumer &consumer();
+  unsigned errorCount() const;
+
+private:
+  clang::DiagnosticsEngine &engineFor(clang::SourceManager *SM);
+  unsigned customId(diag::ID Id);
+
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> Ids;
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> Options;
+  std::unique_ptr<clang::DiagnosticConsumer> Printer;
+  std::map<clang::SourceManager *, std::unique_ptr<clang::DiagnosticsEngine>> Engines;
+  std::map<diag::ID, unsigned> CustomIds;
+  // Files kfuse reads itself, so their problems can point into them.
+  clang::FileManager Files;
+  std::unique_ptr<clang::DiagnosticsEngine> FileDiags;
+  std::unique_ptr<clang::SourceManager> FileSources;
+};
+
+} // namespace kfuse
+
+#endif

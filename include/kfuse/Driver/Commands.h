@@ -1,0 +1,51 @@
+//===- Commands.h - what `kfuse fuse` and `kfuse list` do -------*- C++ -*-===//
+//
+// Each command wires the stages together: config, frontend, analysis,
+// transforms, emission. The tool's main only parses options and calls these.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_DRIVER_COMMANDS_H
+#define KFUSE_DRIVER_COMMANDS_H
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+class Reporter;
+
+constexpr const char *Version = "0.1.0";
+
+/// How sources are parsed, shared by every command.
+struct ParseSettings {
+  std::string CudaPath = "/usr/local/cuda";
+  std::string GpuArch = "sm_90";
+  std::string ResourceDir;
+  std::optional<std::string> BuildDir;
+  std::vector<std::string> ExtraArgs;
+};
+
+struct FuseRequest {
+  std::string ConfigPath;
+  std::optional<std::string> Output; ///< "-" for stdout.
+  std::optional<std::string> Fusion;
+};
+
+/// Writes the fused source of the requested fusions; nothing is written when
+/// anything is reported as an error. Returns the process exit code.
+int runFuse(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags,
+            llvm::raw_ostream &Out);
+
+/// Prints what the fuser needs to know of every kernel in \p File.
+int runList(const ParseSettings &Settings, const std::string &File, Reporter &Diags,
+            llvm::raw_ostream &Out);
+
+/// Prints the versions of kfuse, Clang and the CUDA toolkit found.
+int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,29 @@
+//===- CudaInstallation.h - the CUDA toolkit kfuse parses against -*- C++ -*-===//
+#ifndef KFUSE_FRONTEND_CUDAINSTALLATION_H
+#define KFUSE_FRONTEND_CUDAINSTALLATION_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+struct CudaInstallation {
+  std::string Path;
+  unsigned Version = 0; ///< CUDA_VERSION, e.g. 13000 for 13.0.
+
+  std::string versionString() const;
+  /// Clang arguments that let Clang 19 parse this toolkit's headers. CUDA 13
+  /// moved thrust/cub/libcu++ to include/cccl and dropped
+  /// texture_fetch_functions.h, which Clang's CUDA wrapper still includes;
+  /// \p ShimDir must hold an empty header of that name.
+  std::vector<std::string> clangArguments(const std::string &ShimDir) const;
+};
+
+/// Finds the toolkit at \p Path and reads its version from include/cuda.h.
+llvm::Expected<CudaInstallation> detectCuda(const std::string &Path);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,66 @@
+//===- PartitionPlan.h - how a fused block's threads are shared -*- C++ -*-===//
+//
+// A horizontally fused block is 1-D; kernel i runs on threads
+// [Begin_i, Begin_i + Size_i). Ranges are warp aligned so that no warp holds
+// threads of two kernels (warp shuffles and partial barriers need that).
+// Free of Clang: the tuner enumerates plans too.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PLAN_PARTITIONPLAN_H
+#define KFUSE_PLAN_PARTITIONPLAN_H
+
+#include "kfuse/Diagnostics/DiagnosticIds.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+constexpr unsigned WarpSize = 32;
+constexpr unsigned MaxBlockThreads = 1024;
+/// Named barriers per block on sm_70 and later; id 0 is __syncthreads() itself.
+constexpr unsigned MaxBarrierIds = 16;
+
+/// What the planner needs to know of one kernel of a fusion.
+struct PartitionMember {
+  std::string Id;
+  unsigned BlockThreads = 0; ///< Threads of the block it was written for.
+  bool Resizable = false;    ///< Correct for any 1-D block size.
+  bool UsesBarriers = false;
+};
+
+struct PartitionRequest {
+  std::string Fusion;
+  std::vector<PartitionMember> Members;
+  std::vector<unsigned> Partition; ///< Explicit sizes, or empty.
+  std::optional<unsigned> Threads; ///< Fused block size to split, or none.
+  unsigned Line = 0, Column = 0;   ///< Where problems point in the config.
+};
+
+struct ThreadRange {
+  unsigned Begin = 0;
+  unsigned Size = 0;
+  unsigned BarrierId = 0; ///< 0 when the kernel has no barrier.
+  unsigned end() const { return Begin + Size; }
+};
+
+struct PartitionPlan {
+  std::vector<ThreadRange> Ranges; ///< One per member, in order.
+  unsigned BlockThreads = 0;
+};
+
+struct PartitionResult {
+  std::optional<PartitionPlan> Plan;
+  std::vector<diag::Problem> Problems;
+};
+
+/// Checks an explicit partition, or splits the block evenly in warp multiples
+/// when none is given: kernels that are not resizable keep their own block
+/// size, the resizable ones share the rest. The block to split is
+/// Request.Threads, else the sum of the original block sizes capped at 1024.
+PartitionResult planPartition(const PartitionRequest &Request);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,45 @@
+//===- HorizontalFuser.h - several kernels side by side in one block -*- C++ -*-===//
+//
+// The HFuse construction (Fig. 5 of the paper): kernel i runs on threads
+// [Begin_i, End_i) of a 1-D block, sees its own threadIdx and blockDim, and
+// waits at barrier id i with a count of its range's size.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_TRANSFORMS_HORIZONTALFUSER_H
+#define KFUSE_TRANSFORMS_HORIZONTALFUSER_H
+
+#include "kfuse/Analysis/FusionLegality.h"
+#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Plan/PartitionPlan.h"
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace kfuse {
+
+class Reporter;
+
+/// Hands out identifiers that clash with nothing the inputs spell and with
+/// nothing handed out before.
+class NameAllocator {
+public:
+  void reserve(llvm::StringRef Name) { Taken.insert(Name.str()); }
+  /// Reserves every identifier a parsed file spells, its headers included.
+  void reserveIdentifiersOf(clang::ASTUnit &Unit);
+  std::string allocate(const std::string &Wanted);
+
+private:
+  std::set<std::string> Taken;
+};
+
+/// Builds the fused kernel of \p Members laid out by \p Plan, or reports why
+/// a body cannot be rewritten and returns nothing.
+std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
+                                            const std::vector<FusionMember> &Members,
+                                            const PartitionPlan &Plan, NameAllocator &Names,
+                                            Reporter &Diags);
+
+} // namespace kfuse
+
+#endif

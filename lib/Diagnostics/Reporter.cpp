@@ -1,0 +1,92 @@
+//===- Reporter.cpp - printing kfuse diagnostics through Clang ------------===//
+
+#include "kfuse/Diagnostics/Reporter.h"
+
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/LangOptions.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+
+namespace kfuse {
+
+Reporter::Reporter(llvm::raw_ostream &OS)
+    : Ids(new clang::DiagnosticIDs()), Options(new clang::DiagnosticOptions()),
+      Files(clang::FileSystemOptions()) {
+  Options->ShowColors = OS.has_colors();
+  Printer = std::make_unique<clang::TextDiagnosticPrinter>(OS, Options.get());
+  FileDiags = std::make_unique<clang::DiagnosticsEngine>(Ids, Options, Printer.get(),
+                                                         /*ShouldOwnClient=*/false);
+  FileSources = std::make_unique<clang::SourceManager>(*FileDiags, Files);
+  Printer->BeginSourceFile(clang::LangOptions(), nullptr);
+}
+
+Reporter::~Reporter() { Printer->EndSourceFile(); }
+
+clang::DiagnosticConsumer &Reporter::consumer() { return *Printer; }
+
+unsigned Reporter::errorCount() const { return Printer->getNumErrors(); }
+
+clang::DiagnosticsEngine &Reporter::engineFor(clang::SourceManager *SM) {
+  std::unique_ptr<clang::DiagnosticsEngine> &E = Engines[SM];
+  if (!E) {
+    E = std::make_unique<clang::DiagnosticsEngine>(Ids, Options, Printer.get(),
+                                                   /*ShouldOwnClient=*/false);
+    if (SM)
+      E->setSourceManager(SM);
+  }
+  return *E;
+}
+
+namespace {
+
+struct DiagInfo {
+  clang::DiagnosticIDs::Level Level;
+  const char *StableId;
+  const char *Format;
+};
+
+constexpr DiagInfo Table[] = {
+#define KFUSE_DIAG(Name, Level, StableId, Format) {clang::DiagnosticIDs::Level, StableId, Format},
+#include "kfuse/Diagnostics/Diagnostics.def"
+};
+
+} // namespace
+
+unsigned Reporter::customId(diag::ID Id) {
+  auto It = CustomIds.find(Id);
+  if (It != CustomIds.end())
+    return It->second;
+  const DiagInfo &Info = Table[static_cast<unsigned>(Id)];
+  std::string Format = Info.Format;
+  if (*Info.StableId)
+    Format += std::string(" [") + Info.StableId + "]";
+  unsigned Custom = Ids->getCustomDiagID(Info.Level, Format);
+  CustomIds[Id] = Custom;
+  return Custom;
+}
+
+clang::DiagnosticBuilder Reporter::report(clang::SourceLocation Loc, clang::SourceManager &SM,
+                                          diag::ID Id) {
+  return engineFor(&SM).Report(Loc, customId(Id));
+}
+
+clang::DiagnosticBuilder Reporter::report(diag::ID Id) {
+  return engineFor(nullptr).Report(customId(Id));
+}
+
+void Reporter::report(const std::vector<diag::Problem> &Problems, llvm::StringRef File) {
+  clang::FileID FID;
+  if (llvm::Expected<clang::FileEntryRef> Entry = Files.getFileRef(File))
+    FID = FileSources->getOrCreateFileID(*Entry, clang::SrcMgr::C_User);
+  else
+    llvm::consumeError(Entry.takeError());
+  for (const diag::Problem &P : Problems) {
+    clang::SourceLocation Loc;
+    if (FID.isValid() && P.Line > 0)
+      Loc = FileSources->translateLineCol(FID, P.Line, std::max(1u, P.Column));
+    clang::DiagnosticBuilder B = Loc.isValid() ? report(Loc, *FileSources, P.Id) : report(P.Id);
+    for (const std::string &A : P.Args)
+      B << A;
+  }
+}
+
+} // namespace kfuse

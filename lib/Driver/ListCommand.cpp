@@ -1,0 +1,179 @@
+//===- ListCommand.cpp - `kfuse list FILE.cu` -----------------------------===//
+//
+// Shows, per kernel, what decides whether and how it can be fused, in the
+// kernel model's own terms, so a user can see why kfuse accepts or refuses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Driver/Commands.h"
+
+#include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Frontend/SourceParser.h"
+
+#include "clang/AST/ASTContext.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace kfuse {
+
+std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags);
+
+namespace {
+
+using namespace clang;
+
+class KernelLister {
+public:
+  KernelLister(ASTUnit &Unit, llvm::raw_ostream &OS) : Unit(Unit), SM(Unit.getSourceManager()), OS(OS) {}
+
+  void list(const FunctionDecl &Kernel) {
+    KernelModel M = analyzeKernel(Unit, Kernel);
+    OS << "kernel " << M.Name << " (line " << line(Kernel.getLocation()) << ")\n";
+    OS << "  parameters: ";
+    if (M.Params.empty())
+      OS << "none";
+    for (size_t I = 0; I < M.Params.size(); ++I) {
+      OS << (I ? ", " : "");
+      M.Params[I]->getOriginalType().print(OS, Unit.getASTContext().getPrintingPolicy(),
+                                           M.Params[I]->getName());
+    }
+    OS << "\n  block size: " << blockSize(M) << "\n";
+    OS << "  built-ins: " << builtins(M) << "\n";
+    OS << "  barriers: " << barriers(M) << "\n";
+    OS << "  static shared memory: " << staticShared(M) << "\n";
+    OS << "  dynamic shared memory: " << dynamicShared(M) << "\n";
+    OS << "  early returns: " << returns(M) << "\n";
+    OS << "  calls: " << calls(M) << "\n";
+  }
+
+private:
+  ASTUnit &Unit;
+  SourceManager &SM;
+  llvm::raw_ostream &OS;
+
+  unsigned line(SourceLocation Loc) const { return SM.getExpansionLineNumber(Loc); }
+
+  std::string lines(const std::vector<SourceLocation> &Locs) const {
+    std::string S = Locs.size() == 1 ? "line " : "lines ";
+    for (size_t I = 0; I < Locs.size(); ++I)
+      S += (I ? ", " : "") + std::to_string(line(Locs[I]));
+    return S;
+  }
+
+  std::string blockSize(const KernelModel &M) const {
+    std::string S = M.uses(BuiltinVar::BlockDim) ? "reads blockDim" : "never reads blockDim";
+    if (M.LaunchBoundsMaxThreads)
+      S += "; __launch_bounds__ at most " + std::to_string(*M.LaunchBoundsMaxThreads) + " threads";
+    return S;
+  }
+
+  std::string builtins(const KernelModel &M) const {
+    std::string S;
+    for (BuiltinVar V : {BuiltinVar::ThreadIdx, BuiltinVar::BlockDim, BuiltinVar::BlockIdx,
+                         BuiltinVar::GridDim})
+      if (M.uses(V))
+        S += (S.empty() ? "" : ", ") + std::string(spelling(V));
+    return S.empty() ? "none" : S;
+  }
+
+  std::string barriers(const KernelModel &M) const {
+    if (M.Barriers.empty() && M.AsmBarriers.empty())
+      return "none";
+    std::map<std::string, std::vector<SourceLocation>> ByCallee;
+    for (const Barrier &B : M.Barriers)
+      ByCallee[B.Callee + "()"].push_back(B.Call->getBeginLoc());
+    for (const GCCAsmStmt *Asm : M.AsmBarriers)
+      ByCallee["inline PTX barrier"].push_back(Asm->getBeginLoc());
+    std::string S;
+    for (const auto &[Callee, Locs] : ByCallee)
+      S += (S.empty() ? "" : "; ") + std::to_string(Locs.size()) + " x " + Callee + " (" +
+           lines(Locs) + ")";
+    return S;
+  }
+
+  std::string staticShared(const KernelModel &M) const {
+    std::string S;
+    for (const SharedVariable &V : M.Shared)
+      if (!V.Dynamic)
+        S += (S.empty() ? "" : ", ") + V.Var->getNameAsString() + " (" + std::to_string(V.Bytes) +
+             " bytes" + (V.FileScope ? ", file scope" : "") + ")";
+    return S.empty() ? "none" : std::to_string(M.staticSharedBytes()) + " bytes: " + S;
+  }
+
+  std::string dynamicShared(const KernelModel &M) const {
+    for (const SharedVariable &V : M.Shared)
+      if (V.Dynamic)
+        return "yes, through '" + V.Var->getNameAsString() + "' (line " +
+               std::to_string(line(V.Var->getLocation())) + ")";
+    return "none";
+  }
+
+  std::string returns(const KernelModel &M) const {
+    if (M.Returns.empty())
+      return "none";
+    std::string S;
+    auto Hazards = M.returnsBeforeBarriers();
+    for (const Return &R : M.Returns) {
+      S += (S.empty() ? "line " : ", line ") + std::to_string(line(R.Stmt->getBeginLoc()));
+      for (const auto &[HR, HB] : Hazards)
+        if (HR == &R)
+          S += " (before the barrier at line " + std::to_string(line(HB->Call->getBeginLoc())) +
+               ": cannot be fused)";
+    }
+    return S;
+  }
+
+  std::string calls(const KernelModel &M) const {
+    std::map<std::string, std::string> ByCallee;
+    for (const CallSite &C : M.Calls) {
+      if (!C.Callee || SM.isInSystemHeader(C.Callee->getLocation())) {
+        if (C.Effect.touchesBlock() || C.Effect.Unknown || C.Effect.CooperativeGroups || !C.Callee)
+          ByCallee[C.Callee ? C.Callee->getQualifiedNameAsString() : "(indirect)"] = effect(C.Effect);
+        continue;
+      }
+      ByCallee[C.Callee->getQualifiedNameAsString()] = effect(C.Effect);
+    }
+    std::string S;
+    for (const auto &[Callee, Effect] : ByCallee)
+      S += (S.empty() ? "" : ", ") + Callee + " (" + Effect + ")";
+    return S.empty() ? "none" : S;
+  }
+
+  static std::string effect(const CalleeEffect &E) {
+    if (E.CooperativeGroups)
+      return "cooperative groups";
+    if (E.Synchronizes)
+      return "synchronizes the block";
+    if (E.ReadsThreadIndex)
+      return "reads threadIdx or blockDim";
+    if (E.Unknown)
+      return "definition not visible";
+    return "independent of the block";
+  }
+};
+
+} // namespace
+
+int runList(const ParseSettings &Settings, const std::string &File, Reporter &Diags,
+            llvm::raw_ostream &Out) {
+  if (!llvm::sys::fs::is_regular_file(File)) {
+    Diags.report(diag::ID::FileNotFound) << File << "no such file";
+    return 1;
+  }
+  std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
+  if (!Options)
+    return 1;
+  SourceParser Parser(*Options, Diags);
+  ASTUnit *Unit = Parser.parse(File);
+  if (!Unit)
+    return 1;
+  KernelLister Lister(*Unit, Out);
+  std::vector<const FunctionDecl *> Kernels = findKernels(*Unit);
+  if (Kernels.empty())
+    Out << "no kernels in " << File << "\n";
+  for (const FunctionDecl *K : Kernels)
+    Lister.list(*K);
+  return 0;
+}
+
+} // namespace kfuse

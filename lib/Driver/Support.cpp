@@ -1,0 +1,71 @@
+//===- Support.cpp - what the commands share ------------------------------===//
+
+#include "kfuse/Driver/Commands.h"
+
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Frontend/SourceParser.h"
+
+#include "clang/Basic/Version.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+namespace kfuse {
+
+std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags) {
+  llvm::Expected<CudaInstallation> Cuda = detectCuda(Settings.CudaPath);
+  if (!Cuda) {
+    Diags.report(diag::ID::CudaNotFound) << Settings.CudaPath << llvm::toString(Cuda.takeError());
+    return std::nullopt;
+  }
+  ParserOptions Options;
+  Options.Cuda = *Cuda;
+  Options.GpuArch = Settings.GpuArch;
+  Options.ResourceDir = Settings.ResourceDir;
+  Options.BuildDir = Settings.BuildDir;
+  Options.ExtraArgs = Settings.ExtraArgs;
+  return Options;
+}
+
+/// Writes through a temporary file in the same directory, so a reader never
+/// sees half a file and a failed run leaves the old output untouched.
+bool writeAtomically(const std::string &Path, const std::string &Text, Reporter &Diags) {
+  llvm::SmallString<256> Temp;
+  int FD = -1;
+  llvm::SmallString<256> Model(Path);
+  Model += ".tmp-%%%%%%";
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp)) {
+    Diags.report(diag::ID::OutputUnwritable) << Path << EC.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      Diags.report(diag::ID::OutputUnwritable) << Path << OS.error().message();
+      OS.clear_error();
+      llvm::sys::fs::remove(Temp);
+      return false;
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
+    Diags.report(diag::ID::OutputUnwritable) << Path << EC.message();
+    llvm::sys::fs::remove(Temp);
+    return false;
+  }
+  return true;
+}
+
+int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out) {
+  Out << "kfuse " << Version << "\n";
+  Out << "clang " << CLANG_VERSION_STRING << " (LibTooling)\n";
+  llvm::Expected<CudaInstallation> Cuda = detectCuda(Settings.CudaPath);
+  if (Cuda)
+    Out << "CUDA " << Cuda->versionString() << " at " << Cuda->Path << "\n";
+  else
+    Out << "CUDA not found at " << Settings.CudaPath << ": " << llvm::toString(Cuda.takeError())
+        << "\n";
+  return 0;
+}
+
+} // namespace kfuse

@@ -1,0 +1,93 @@
+//===- kfuse.cpp - the kfuse command line ---------------------------------===//
+//
+//   kfuse fuse CONFIG.yaml [-o OUT.cu] [--fusion NAME] [-p BUILD_DIR] [-- ARGS]
+//   kfuse list FILE.cu [-p BUILD_DIR] [-- ARGS]
+//   kfuse --version
+//
+// Parses options and hands them to the library; all work happens there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Driver/Commands.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace {
+
+cl::OptionCategory Category("kfuse options");
+cl::SubCommand Fuse("fuse", "Fuse the kernels a config names into one kernel and a launcher");
+cl::SubCommand List("list", "List the kernels of a .cu file and what fusing them depends on");
+
+cl::opt<std::string> ConfigPath(cl::Positional, cl::desc("<config.yaml>"), cl::Required,
+                                cl::sub(Fuse), cl::cat(Category));
+cl::opt<std::string> Output("o", cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
+                            cl::value_desc("file"), cl::sub(Fuse), cl::cat(Category));
+cl::opt<std::string> FusionName("fusion", cl::desc("Fuse only the fusion with this name"),
+                                cl::value_desc("name"), cl::sub(Fuse), cl::cat(Category));
+cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::Required, cl::sub(List),
+                              cl::cat(Category));
+cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
+                              cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List),
+                              cl::cat(Category));
+cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation to parse against"),
+                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List),
+                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
+cl::opt<std::string> GpuArch("cuda-gpu-arch", cl::desc("GPU architecture the kernels are read for"),
+                             cl::init("sm_90"), cl::sub(Fuse), cl::sub(List), cl::cat(Category));
+cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource directory"),
+                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List),
+                                 cl::cat(Category));
+
+void printVersion(raw_ostream &OS) {
+  kfuse::ParseSettings Settings;
+  Settings.CudaPath = CudaPath;
+  kfuse::runVersion(Settings, OS);
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  InitLLVM Init(argc, argv);
+  // Arguments after "--" go to the parser, as with other Clang tools.
+  int OwnArgs = argc;
+  std::vector<std::string> Extra;
+  for (int I = 1; I < argc; ++I)
+    if (std::strcmp(argv[I], "--") == 0) {
+      OwnArgs = I;
+      Extra.assign(argv + I + 1, argv + argc);
+      break;
+    }
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter(printVersion);
+  if (!cl::ParseCommandLineOptions(OwnArgs, argv, "kfuse: horizontal fusion of CUDA kernels\n"))
+    return 2;
+
+  kfuse::ParseSettings Settings;
+  Settings.CudaPath = CudaPath;
+  Settings.GpuArch = GpuArch;
+  Settings.ResourceDir = ResourceDir;
+  if (!BuildDir.empty())
+    Settings.BuildDir = BuildDir;
+  Settings.ExtraArgs = Extra;
+
+  kfuse::Reporter Diags(errs());
+  if (Fuse) {
+    kfuse::FuseRequest Request;
+    Request.ConfigPath = ConfigPath;
+    if (Output.getNumOccurrences())
+      Request.Output = Output;
+    if (FusionName.getNumOccurrences())
+      Request.Fusion = FusionName;
+    return kfuse::runFuse(Settings, Request, Diags, outs());
+  }
+  if (List)
+    return kfuse::runList(Settings, ListFile, Diags, outs());
+  cl::PrintHelpMessage();
+  return 2;
+}
