@@ -79,6 +79,9 @@ public:
 private:
   std::string Path;
   std::vector<diag::Problem> Problems;
+  // Kernel entries that had problems of their own; fusions naming them are
+  // not reported again.
+  std::set<std::string> BrokenKernels;
 
   void problem(ID Id, ConfigPosition P, std::vector<std::string> Args) {
     Problems.push_back({Id, P.Line, P.Column, std::move(Args)});
@@ -152,7 +155,10 @@ private:
         problem(ID::ConfigBadValue, positionOf(N), {"a kernel entry", "a mapping"});
         continue;
       }
-      if (std::optional<KernelSpec> K = readKernel(N)) {
+      std::optional<KernelSpec> K = readKernel(N);
+      if (!K && N["name"] && N["name"].IsScalar())
+        BrokenKernels.insert(N["name"].Scalar());
+      if (K) {
         if (!Seen.insert(K->Id).second)
           problem(ID::ConfigDuplicateName, positionOf(N["name"]), {"kernel", K->Id});
         else
@@ -302,6 +308,8 @@ private:
     for (const YAML::Node &K : Kernels) {
       if (!K.IsScalar()) {
         problem(ID::ConfigBadValue, positionOf(K), {"kernels", "a list of kernel names"});
+        Ok = false;
+      } else if (BrokenKernels.count(K.Scalar())) {
         Ok = false;
       } else if (!C.findKernel(K.Scalar())) {
         problem(ID::ConfigUnknownKernel, positionOf(K), {F.Name, K.Scalar()});

@@ -107,10 +107,6 @@ private:
       Diags.report(ID::FusionNotInConfig) << *Request.Fusion << C.Path;
       return {};
     }
-    if (Request.Output && C.Fusions.size() > 1) {
-      Diags.report(ID::OutputForManyFusions) << C.Path << std::to_string(C.Fusions.size());
-      return {};
-    }
     std::vector<const FusionSpec *> All;
     for (const FusionSpec &F : C.Fusions)
       All.push_back(&F);

@@ -1,0 +1,22 @@
+# lit configuration of kfuse's tests. Each test holds its inputs (split with
+# split-file), its RUN lines and its expected output.
+import os
+import lit.formats
+
+config.name = "kfuse"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".cu", ".yaml"]
+config.excludes = ["Inputs", "unit", "gpu", "lit.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.join(config.kfuse_source_dir, "test")
+config.test_exec_root = os.path.join(config.kfuse_binary_dir, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["HOME"] = os.environ.get("HOME", "/tmp")
+
+kfuse = os.path.join(config.kfuse_binary_dir, "bin", "kfuse")
+config.substitutions.append(("%kfuse", kfuse))
+# Every emitted file is compiled for Hopper in the test that emits it.
+config.substitutions.append(("%nvcc", config.nvcc + " -arch=sm_90 -c"))
+config.substitutions.append(("%examples", os.path.join(config.kfuse_source_dir, "examples")))
+config.substitutions.append(("%configs", os.path.join(config.kfuse_source_dir, "configs")))

@@ -1,0 +1,120 @@
+// Unit tests of the partition planner: even splits in whole warps, fixed
+// blocks, explicit partitions and their limits, barrier ids.
+#include "kfuse/Plan/PartitionPlan.h"
+
+#include <gtest/gtest.h>
+
+using namespace kfuse;
+
+namespace {
+
+PartitionRequest request(std::vector<PartitionMember> Members) {
+  PartitionRequest R;
+  R.Fusion = "f";
+  R.Members = std::move(Members);
+  return R;
+}
+
+std::vector<unsigned> sizes(const PartitionPlan &P) {
+  std::vector<unsigned> S;
+  for (const ThreadRange &R : P.Ranges)
+    S.push_back(R.Size);
+  return S;
+}
+
+TEST(PartitionPlan, SplitsTheSumOfBlocksEvenly) {
+  PartitionResult R = planPartition(request({{"a", 256, true, true}, {"b", 512, true, false}}));
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{384, 384}));
+  EXPECT_EQ(R.Plan->BlockThreads, 768u);
+  EXPECT_EQ(R.Plan->Ranges[1].Begin, 384u);
+}
+
+TEST(PartitionPlan, GivesTheOddWarpToTheFirstKernel) {
+  PartitionRequest Req = request({{"a", 512, true, false}, {"b", 512, true, false}});
+  Req.Threads = 992; // 31 warps
+  PartitionResult R = planPartition(Req);
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{512, 480}));
+}
+
+TEST(PartitionPlan, CapsTheDefaultBlockAt1024) {
+  PartitionResult R = planPartition(
+      request({{"a", 1024, true, false}, {"b", 1024, true, false}, {"c", 256, false, false}}));
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{384, 384, 256}));
+}
+
+TEST(PartitionPlan, FixedKernelsKeepTheirBlock) {
+  PartitionResult R = planPartition(request({{"a", 256, false, true}, {"b", 128, false, true}}));
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{256, 128}));
+  EXPECT_EQ(R.Plan->Ranges[0].BarrierId, 1u);
+  EXPECT_EQ(R.Plan->Ranges[1].BarrierId, 2u);
+}
+
+TEST(PartitionPlan, BarrierIdsSkipKernelsWithoutBarriers) {
+  PartitionResult R = planPartition(
+      request({{"a", 256, true, false}, {"b", 256, true, true}, {"c", 256, true, true}}));
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(R.Plan->Ranges[0].BarrierId, 0u);
+  EXPECT_EQ(R.Plan->Ranges[1].BarrierId, 1u);
+  EXPECT_EQ(R.Plan->Ranges[2].BarrierId, 2u);
+}
+
+TEST(PartitionPlan, ExplicitPartitionMustBeWarpMultiples) {
+  PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
+  Req.Partition = {500, 524};
+  PartitionResult R = planPartition(Req);
+  EXPECT_FALSE(R.Plan);
+  ASSERT_EQ(R.Problems.size(), 2u);
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionNotWarpMultiple);
+  EXPECT_EQ(R.Problems[0].Args, (std::vector<std::string>{"a", "500"}));
+}
+
+TEST(PartitionPlan, ExplicitPartitionAtMost1024) {
+  PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
+  Req.Partition = {768, 512};
+  PartitionResult R = planPartition(Req);
+  ASSERT_EQ(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::BlockTooLarge);
+  EXPECT_EQ(R.Problems[0].Args[1], "1280");
+}
+
+TEST(PartitionPlan, ExplicitPartitionKeepsFixedBlocks) {
+  PartitionRequest Req = request({{"a", 256, false, false}, {"b", 256, true, false}});
+  Req.Partition = {512, 512};
+  PartitionResult R = planPartition(Req);
+  ASSERT_EQ(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionFixedBlock);
+}
+
+TEST(PartitionPlan, ExplicitPartitionNeedsOneSizePerKernel) {
+  PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
+  Req.Partition = {512};
+  PartitionResult R = planPartition(Req);
+  ASSERT_FALSE(R.Problems.empty());
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionArity);
+}
+
+TEST(PartitionPlan, ResizableKernelsNeedAWarpEach) {
+  PartitionRequest Req = request({{"a", 1024, false, false}, {"b", 256, true, false}});
+  PartitionResult R = planPartition(Req);
+  ASSERT_EQ(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::NoThreadsLeft);
+}
+
+TEST(PartitionPlan, FixedBlocksMustBeWarpMultiples) {
+  PartitionResult R = planPartition(request({{"a", 100, false, false}, {"b", 256, true, false}}));
+  ASSERT_EQ(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionNotWarpMultiple);
+}
+
+TEST(PartitionPlan, AtMostFifteenKernelsWithBarriers) {
+  std::vector<PartitionMember> Members(16, PartitionMember{"k", 32, false, true});
+  PartitionResult R = planPartition(request(Members));
+  ASSERT_EQ(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems[0].Id, diag::ID::TooManyBarrierIds);
+}
+
+} // namespace
