@@ -267,7 +267,10 @@ private:
   bool isKernelLocal(const VarDecl *Var) const {
     if (const auto *P = dyn_cast<ParmVarDecl>(Var))
       return P->getDeclContext() == Model.Decl;
-    return Var->isLocalVarDecl() && Var->getParentFunctionOrMethod() == Model.Decl;
+    // Lexically: a block-scope extern (extern __shared__ T s[];) belongs
+    // semantically to the enclosing namespace but is spelled in the kernel.
+    return Var->isLocalVarDecl() &&
+           Var->getParentFunctionOrMethod(/*LexicalParent=*/true) == Model.Decl;
   }
 
   bool isLocalLambda(const FunctionDecl *F) const {

@@ -26,14 +26,11 @@ clang::DiagnosticConsumer &Reporter::consumer() { return *Printer; }
 unsigned Reporter::errorCount() const { return Printer->getNumErrors(); }
 
 clang::DiagnosticsEngine &Reporter::engineFor(clang::SourceManager *SM) {
-  std::unique_ptr<clang::DiagnosticsEngine> &E = Engines[SM];
-  if (!E) {
-    E = std::make_unique<clang::DiagnosticsEngine>(Ids, Options, Printer.get(),
-                                                   /*ShouldOwnClient=*/false);
-    if (SM)
-      E->setSourceManager(SM);
-  }
-  return *E;
+  // One engine for every file, so that a note follows the error it explains
+  // even when they point into different files.
+  if (SM)
+    FileDiags->setSourceManager(SM);
+  return *FileDiags;
 }
 
 namespace {
@@ -64,12 +61,20 @@ unsigned Reporter::customId(diag::ID Id) {
   return Custom;
 }
 
+void Reporter::beginReport() {
+  // The printer remembers the last location it printed, and a parse ends its
+  // source file; begin afresh so locations of another source manager are safe.
+  Printer->BeginSourceFile(clang::LangOptions(), nullptr);
+}
+
 clang::DiagnosticBuilder Reporter::report(clang::SourceLocation Loc, clang::SourceManager &SM,
                                           diag::ID Id) {
+  beginReport();
   return engineFor(&SM).Report(Loc, customId(Id));
 }
 
 clang::DiagnosticBuilder Reporter::report(diag::ID Id) {
+  beginReport();
   return engineFor(nullptr).Report(customId(Id));
 }
 

@@ -41,8 +41,9 @@ SourceParser::SourceParser(ParserOptions Options, Reporter &Diags)
 SourceParser::~SourceParser() = default;
 
 std::vector<std::string> SourceParser::kfuseArguments() const {
+  // -Qunused-arguments: database commands carry -c and -o, which a parse ignores.
   std::vector<std::string> Args = {"-xcuda", "--cuda-device-only",
-                                   "--cuda-gpu-arch=" + Options.GpuArch};
+                                   "--cuda-gpu-arch=" + Options.GpuArch, "-Qunused-arguments"};
   if (!Options.ResourceDir.empty())
     Args.push_back("-resource-dir=" + Options.ResourceDir);
   for (std::string &A : Options.Cuda.clangArguments(ShimDir))

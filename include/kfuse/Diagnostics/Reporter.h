@@ -44,12 +44,12 @@ public:
 
 private:
   clang::DiagnosticsEngine &engineFor(clang::SourceManager *SM);
+  void beginReport();
   unsigned customId(diag::ID Id);
 
   llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> Ids;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> Options;
   std::unique_ptr<clang::DiagnosticConsumer> Printer;
-  std::map<clang::SourceManager *, std::unique_ptr<clang::DiagnosticsEngine>> Engines;
   std::map<diag::ID, unsigned> CustomIds;
   // Files kfuse reads itself, so their problems can point into them.
   clang::FileManager Files;
