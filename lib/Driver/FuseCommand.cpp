@@ -2,6 +2,8 @@
 
 #include "kfuse/Driver/Commands.h"
 
+#include "Support.h"
+
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Config/Config.h"
@@ -20,8 +22,6 @@
 
 namespace kfuse {
 
-std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags);
-bool writeAtomically(const std::string &Path, const std::string &Text, Reporter &Diags);
 
 namespace {
 

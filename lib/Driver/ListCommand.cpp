@@ -7,6 +7,8 @@
 
 #include "kfuse/Driver/Commands.h"
 
+#include "Support.h"
+
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
@@ -16,7 +18,6 @@
 
 namespace kfuse {
 
-std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags);
 
 namespace {
 

@@ -1,6 +1,6 @@
 //===- Support.cpp - what the commands share ------------------------------===//
 
-#include "kfuse/Driver/Commands.h"
+#include "Support.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"

@@ -1,0 +1,22 @@
+//===- Support.h - what the commands share (internal to the driver) -------===//
+#ifndef KFUSE_LIB_DRIVER_SUPPORT_H
+#define KFUSE_LIB_DRIVER_SUPPORT_H
+
+#include "kfuse/Driver/Commands.h"
+#include "kfuse/Frontend/SourceParser.h"
+
+#include <optional>
+#include <string>
+
+namespace kfuse {
+
+/// Finds the CUDA toolkit and turns the settings into parser options, or
+/// reports why it cannot.
+std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags);
+
+/// Writes \p Text to \p Path through a temporary file in the same directory.
+bool writeAtomically(const std::string &Path, const std::string &Text, Reporter &Diags);
+
+} // namespace kfuse
+
+#endif
