@@ -316,7 +316,7 @@ private:
         Ok = false;
       } else if (std::count(F.Kernels.begin(), F.Kernels.end(), K.Scalar())) {
         // Each entry prefixes its renamed symbols; fusing a kernel with itself takes two entries.
-        problem(ID::ConfigDuplicateName, positionOf(K), {"kernel of fusion " + F.Name, K.Scalar()});
+        problem(ID::ConfigRepeatedKernel, positionOf(K), {F.Name, K.Scalar()});
         Ok = false;
       } else {
         F.Kernels.push_back(K.Scalar());

@@ -28,6 +28,12 @@ loadDatabase(const ParserOptions &Options, std::string &Error) {
       CompilationDatabase::loadFromDirectory(*Options.BuildDir, Error);
   if (!DB)
     return nullptr;
+  // A malformed compile_commands.json loads as an empty database; say so
+  // rather than failing later on every file.
+  if (DB->getAllFiles().empty()) {
+    Error = "its compile_commands.json lists no files or is malformed";
+    return nullptr;
+  }
   // Files the database does not list (headers, new sources) borrow the
   // command of their nearest neighbour, as clangd does.
   return inferMissingCompileCommands(std::move(DB));
@@ -82,7 +88,7 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
   std::string Error;
   std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabase(Options, Error);
   if (!DB) {
-    Diags.report(diag::ID::CompileDatabase) << *Options.BuildDir << Error;
+    Diags.report(diag::ID::CompileDatabase) << *Options.BuildDir << llvm::StringRef(Error).trim();
     return nullptr;
   }
   clang::tooling::ClangTool Tool(*DB, {Key});

@@ -93,7 +93,7 @@ TEST(Config, AFusionNamesEachEntryOnce) {
   Text.replace(Text.find("[a, b]"), 6, "[a, a]");
   ConfigResult R = parseConfig(Text, "x.yaml");
   ASSERT_EQ(R.Problems.size(), 1u);
-  EXPECT_EQ(R.Problems[0].Id, ID::ConfigDuplicateName);
+  EXPECT_EQ(R.Problems[0].Id, ID::ConfigRepeatedKernel);
 }
 
 } // namespace
