@@ -26,6 +26,13 @@ fusions:
     partition: [768, 256]
 )";
 
+/// The valid config with one piece of text replaced.
+ConfigResult parseEdited(const std::string &From, const std::string &To) {
+  std::string Text = Valid;
+  Text.replace(Text.find(From), From.size(), To);
+  return parseConfig(Text, "x.yaml");
+}
+
 TEST(Config, ReadsKernelsAndFusions) {
   ConfigResult R = parseConfig(Valid, "configs/x.yaml");
   ASSERT_TRUE(R.Value) << R.Problems.size() << " problems";
@@ -72,26 +79,20 @@ TEST(Config, RejectsMalformedYaml) {
 }
 
 TEST(Config, RefusesVerticalModeForNow) {
-  std::string Text = Valid;
-  Text.replace(Text.find("horizontal"), 10, "vertical");
-  ConfigResult R = parseConfig(Text, "x.yaml");
+  ConfigResult R = parseEdited("horizontal", "vertical");
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, ID::ConfigUnsupportedMode);
 }
 
 TEST(Config, ResizableKernelsMustBeOneDimensional) {
-  std::string Text = Valid;
-  Text.replace(Text.find("block: [16, 16]"), 15, "block: [16, 16]\n    any_block_size: true");
-  ConfigResult R = parseConfig(Text, "x.yaml");
+  ConfigResult R = parseEdited("block: [16, 16]", "block: [16, 16]\n    any_block_size: true");
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, ID::ConfigBadValue);
   EXPECT_EQ(R.Problems[0].Args[0], "any_block_size");
 }
 
 TEST(Config, AFusionNamesEachEntryOnce) {
-  std::string Text = Valid;
-  Text.replace(Text.find("[a, b]"), 6, "[a, a]");
-  ConfigResult R = parseConfig(Text, "x.yaml");
+  ConfigResult R = parseEdited("[a, b]", "[a, a]");
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, ID::ConfigRepeatedKernel);
 }
