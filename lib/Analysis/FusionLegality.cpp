@@ -13,116 +13,156 @@
 #include "kfuse/Diagnostics/Reporter.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 namespace kfuse {
 namespace {
 
 using diag::ID;
 
+/// Checks a kernel and, through its calls, every function inlined into it.
 class MemberChecker {
 public:
   MemberChecker(const FusionMember &M, Reporter &Diags)
-      : M(M), Model(M.Model), SM(M.Unit->getSourceManager()), Diags(Diags) {}
+      : M(M), SM(M.Unit->getSourceManager()), Diags(Diags) {}
 
   void run() {
-    checkPlacement();
-    checkPreprocessor();
-    checkBarriers();
-    checkCalls();
-    checkReturns();
-    checkDeviceVariables();
+    const KernelModel &Model = M.Model;
+    checkBody(Model);
+    checkReturns(Model);
     if (Model.usesDynamicShared() && M.Spec->AnyBlockSize)
       report(Model.Decl->getLocation(), ID::DynamicSharedResizable) << Model.Name;
   }
 
 private:
   const FusionMember &M;
-  const KernelModel &Model;
   clang::SourceManager &SM;
   Reporter &Diags;
+  std::vector<const clang::FunctionDecl *> Stack; ///< Functions being inlined, outermost first.
+  std::vector<const clang::CallExpr *> CallStack;
 
   clang::DiagnosticBuilder report(clang::SourceLocation Loc, ID Id) {
     return Diags.report(Loc, SM, Id);
   }
 
-  void checkPlacement() {
-    if (!Model.Decl->getDeclContext()->isTranslationUnit())
-      report(Model.Decl->getLocation(), ID::KernelInNamespace) << Model.Name;
+  /// Where an error inside an inlined function came from.
+  void noteInlinedFrom() {
+    if (!CallStack.empty())
+      report(CallStack.front()->getBeginLoc(), ID::NoteInlinedFrom) << M.Model.Name;
   }
 
-  void checkPreprocessor() {
+  void checkBody(const KernelModel &Model) {
+    unsigned Before = Diags.errorCount();
+    Stack.push_back(Model.Decl);
     if (!Model.SkippedBranches.empty())
       report(Model.SkippedBranches.front().getBegin(), ID::ConditionalInKernel) << Model.Name;
+    checkBarriers(Model);
+    for (const clang::CallExpr *Sync : Model.GridSyncs)
+      report(Sync->getBeginLoc(), ID::GridSync)
+          << (Sync->getDirectCallee() ? Sync->getDirectCallee()->getQualifiedNameAsString()
+                                      : std::string("sync"));
+    for (const clang::VarDecl *V : Model.DeviceVariables)
+      report(V->getLocation(), ID::DeviceVariable) << M.Model.Name << V->getName();
+    if (Diags.errorCount() != Before)
+      noteInlinedFrom();
+    checkCalls(Model);
+    Stack.pop_back();
   }
 
-  void checkBarriers() {
+  void checkBarriers(const KernelModel &Model) {
     for (const Barrier &B : Model.Barriers) {
-      if (B.Kind != BarrierKind::SyncThreads)
+      if (B.Kind == BarrierKind::Named)
         report(B.Call->getBeginLoc(), ID::UnsupportedBarrier) << B.Callee;
-      else if (!B.IsStatement)
+      else if (B.Kind != BarrierKind::SyncThreadsCount && !B.IsStatement)
         report(B.Call->getBeginLoc(), ID::BarrierAsValue) << B.Callee;
     }
-    for (const clang::GCCAsmStmt *Asm : Model.AsmBarriers)
-      report(Asm->getBeginLoc(), ID::InlineAsmBarrier) << Model.Name;
+    for (const AsmBarrier &Asm : Model.AsmBarriers)
+      if (!Asm.Partial)
+        report(Asm.Stmt->getBeginLoc(), ID::InlineAsmBarrier) << Model.Name;
     if (!Model.Gotos.empty() && !Model.Barriers.empty())
       report(Model.Gotos.front()->getBeginLoc(), ID::GotoWithBarrier) << Model.Name;
   }
 
-  void checkCalls() {
+  static std::string touches(const CalleeEffect &E) {
+    if (E.Synchronizes)
+      return "synchronizes the threads";
+    if (E.ReadsBuiltins)
+      return "reads threadIdx, blockDim, blockIdx or gridDim";
+    return "uses shared memory";
+  }
+
+  /// Why \p C cannot be inlined, or nothing.
+  std::optional<std::string> obstacle(const CallSite &C) const {
+    const clang::FunctionDecl *F = C.Callee;
+    if (C.Position == CallPosition::Unsupported)
+      return C.NotHoistable;
+    if (C.Effect.InSystemHeader)
+      return "it belongs to the CUDA toolkit, which kfuse does not inline";
+    if (!F->getDefinition())
+      return "kfuse cannot see its definition";
+    if (std::find(Stack.begin(), Stack.end(), F->getDefinition()) != Stack.end())
+      return "it calls itself, and only functions that end can be inlined";
+    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(F);
+        Method && !Method->isStatic())
+      return "it is a member function";
+    if (F->isVariadic())
+      return "it takes a variable number of arguments";
+    if (F->getReturnType()->isReferenceType())
+      return "it returns a reference";
+    if (const clang::TemplateArgumentList *Args = F->getTemplateSpecializationArgs())
+      for (const clang::TemplateArgument &A : Args->asArray())
+        if (A.getKind() != clang::TemplateArgument::Type &&
+            A.getKind() != clang::TemplateArgument::Integral)
+          return "it has a template argument that is neither a type nor an integer";
+    return std::nullopt;
+  }
+
+  void checkCalls(const KernelModel &Model) {
     for (const CallSite &C : Model.Calls) {
       std::string Callee = C.Callee ? C.Callee->getQualifiedNameAsString() : "a function pointer";
       clang::SourceLocation Loc = C.Call->getBeginLoc();
-      if (C.Effect.CooperativeGroups)
+      if (C.Effect.CooperativeGroups) {
         report(Loc, ID::KernelThisThreadBlock) << Callee;
-      else if (C.Effect.Synchronizes)
-        report(Loc, ID::CallNeedsInlining) << Callee << "synchronizes the threads";
-      else if (C.Effect.ReadsThreadIndex)
-        report(Loc, ID::CallNeedsInlining) << Callee << "reads threadIdx or blockDim";
-      else if (C.Effect.Unknown)
+        noteInlinedFrom();
+      } else if (C.Effect.touchesBlock()) {
+        if (std::optional<std::string> Why = obstacle(C)) {
+          report(Loc, ID::CallNotInlinable) << Callee << touches(C.Effect) << *Why;
+          noteInlinedFrom();
+          continue;
+        }
+        CallStack.push_back(C.Call);
+        checkBody(M.Helpers->of(*C.Callee));
+        CallStack.pop_back();
+      } else if (C.Effect.Unknown) {
         report(Loc, ID::CallWithoutBody) << Callee;
+        noteInlinedFrom();
+      }
     }
   }
 
-  void checkReturns() {
-    for (const auto &[R, B] : Model.returnsBeforeBarriers()) {
-      report(R->Stmt->getBeginLoc(), ID::ReturnBeforeBarrier) << Model.Name;
-      report(B->Call->getBeginLoc(), ID::NoteBarrierHere);
-    }
-  }
-
-  void checkDeviceVariables() {
-    for (const clang::VarDecl *V : Model.DeviceVariables)
-      report(V->getLocation(), ID::DeviceVariable) << Model.Name << V->getName();
+  void checkReturns(const KernelModel &Model) {
+    if (!needsExitAwareBarriers(Model))
+      return;
+    for (const Barrier &B : Model.Barriers)
+      if (B.Kind == BarrierKind::SyncThreadsCount) {
+        report(Model.Returns.front().Stmt->getBeginLoc(), ID::ReturnBeforeBarrier)
+            << Model.Name << B.Callee;
+        report(B.Call->getBeginLoc(), ID::NoteBarrierHere);
+        return;
+      }
   }
 };
 
-const SharedVariable *dynamicShared(const KernelModel &Model) {
-  for (const SharedVariable &S : Model.Shared)
-    if (S.Dynamic)
-      return &S;
-  return nullptr;
-}
-
 /// Two kernels must not share memory that one fused block holds once.
 void checkSharedAcrossMembers(const std::vector<FusionMember> &Members, Reporter &Diags) {
-  const FusionMember *FirstDynamic = nullptr;
   std::map<std::pair<std::string, std::string>, const FusionMember *> FileScopeOwners;
   for (const FusionMember &M : Members) {
     clang::SourceManager &SM = M.Unit->getSourceManager();
-    if (const SharedVariable *S = dynamicShared(M.Model)) {
-      if (FirstDynamic) {
-        const SharedVariable *First = dynamicShared(FirstDynamic->Model);
-        Diags.report(S->Var->getLocation(), SM, ID::DynamicSharedAlias)
-            << FirstDynamic->Model.Name << M.Model.Name;
-        Diags.report(First->Var->getLocation(), FirstDynamic->Unit->getSourceManager(),
-                     ID::NoteDynamicSharedHere)
-            << FirstDynamic->Model.Name;
-      } else {
-        FirstDynamic = &M;
-      }
-    }
     for (const SharedVariable &S : M.Model.Shared) {
       if (!S.FileScope || S.Dynamic)
         continue;
@@ -136,6 +176,15 @@ void checkSharedAcrossMembers(const std::vector<FusionMember> &Members, Reporter
 }
 
 } // namespace
+
+bool needsExitAwareBarriers(const KernelModel &Model) {
+  if (Model.Returns.empty())
+    return false;
+  if (!Model.returnsBeforeBarriers().empty())
+    return true;
+  return std::any_of(Model.Calls.begin(), Model.Calls.end(),
+                     [](const CallSite &C) { return C.Effect.Synchronizes; });
+}
 
 bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags) {
   unsigned Before = Diags.errorCount();

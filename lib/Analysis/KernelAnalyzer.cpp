@@ -6,9 +6,11 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/PreprocessingRecord.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/Support/Regex.h"
 
 #include <map>
 #include <set>
@@ -72,13 +74,70 @@ bool asmSynchronizes(const GCCAsmStmt &Asm) {
   return Text.contains("bar.") || Text.contains("barrier");
 }
 
-bool asmReadsThreadIndex(const GCCAsmStmt &Asm) {
+bool asmReadsBuiltins(const GCCAsmStmt &Asm) {
   StringRef Text = Asm.getAsmString()->getString();
-  return Text.contains("%tid") || Text.contains("%ntid");
+  return Text.contains("%tid") || Text.contains("%ntid") || Text.contains("%ctaid") ||
+         Text.contains("%nctaid");
+}
+
+/// The barrier instructions of \p Asm and the literal ids they name. PTX
+/// spells them bar.sync a{, b}, bar.arrive a, b and bar.red.op d, a{, b}, c
+/// (or barrier{.cta}...), where a is the id and b the thread count.
+AsmBarrier parseAsmBarrier(const GCCAsmStmt &Asm) {
+  AsmBarrier Result{&Asm, {}, true};
+  StringRef Text = Asm.getAsmString()->getString();
+  llvm::Regex Instruction("(bar|barrier)(\\.cta)?\\.(sync|arrive|red)[.a-z0-9]*[ \t]+([^;]*)");
+  llvm::SmallVector<StringRef, 6> Match;
+  while (Instruction.match(Text, &Match)) {
+    llvm::SmallVector<StringRef, 4> Operands;
+    Match[4].split(Operands, ',');
+    bool Reduction = Match[3] == "red";
+    size_t IdIndex = Reduction ? 1 : 0;
+    size_t NeedOperands = Reduction ? 4 : 2; // With an explicit thread count.
+    unsigned Id = 0;
+    if (Operands.size() != NeedOperands || Operands[IdIndex].trim().getAsInteger(10, Id) ||
+        Id == 0)
+      Result.Partial = false;
+    else
+      Result.Ids.push_back(Id);
+    Text = Text.substr(Text.find(Match[0]) + Match[0].size());
+  }
+  return Result;
+}
+
+/// What a cooperative-groups call does to the block.
+enum class GroupCall { None, Handle, BlockSync, GridSync, Other };
+
+bool isGroupType(QualType T, StringRef Name) {
+  const CXXRecordDecl *R = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return R && R->getIdentifier() && R->getName() == Name &&
+         StringRef(R->getQualifiedNameAsString()).starts_with("cooperative_groups::");
 }
 
 bool isCooperativeGroups(const FunctionDecl *F) {
   return StringRef(F->getQualifiedNameAsString()).starts_with("cooperative_groups::");
+}
+
+GroupCall groupCall(const CallExpr &Call) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  if (!F || !isCooperativeGroups(F))
+    return GroupCall::None;
+  StringRef Name = calleeName(F);
+  if (Name == "this_thread_block" || Name == "this_grid")
+    return GroupCall::Handle; // Only what the handle is used for matters.
+  // block.sync() (a static member in CUDA 13) or cg::sync(block).
+  QualType Group;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(F))
+    Group = QualType(Method->getParent()->getTypeForDecl(), 0);
+  else if (Name == "sync" && Call.getNumArgs() == 1)
+    Group = Call.getArg(0)->IgnoreParenImpCasts()->getType();
+  if (Name == "sync" && !Group.isNull()) {
+    if (isGroupType(Group, "thread_block"))
+      return GroupCall::BlockSync;
+    if (isGroupType(Group, "grid_group"))
+      return GroupCall::GridSync;
+  }
+  return GroupCall::Other;
 }
 
 /// Summarises what called functions do, following calls through their bodies.
@@ -105,9 +164,14 @@ public:
   BodyEffectVisitor(EffectFinder &Finder, CalleeEffect &Effect) : Finder(Finder), Effect(Effect) {}
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
-    std::optional<BuiltinVar> V = builtinVar(E->getDecl());
-    if (V == BuiltinVar::ThreadIdx || V == BuiltinVar::BlockDim)
-      Effect.ReadsThreadIndex = true;
+    if (builtinVar(E->getDecl()))
+      Effect.ReadsBuiltins = true;
+    else if (E->getDecl()->hasAttr<CUDASharedAttr>())
+      Effect.UsesShared = true;
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *D) {
+    Effect.UsesShared |= D->hasAttr<CUDASharedAttr>();
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
@@ -117,17 +181,24 @@ public:
       return true;
     }
     StringRef Name = calleeName(Callee);
-    if (barrierKind(Name))
+    GroupCall Group = groupCall(*Call);
+    if (Group == GroupCall::BlockSync)
+      Effect.Synchronizes = true;
+    else if (Group == GroupCall::GridSync || Group == GroupCall::Other)
+      Effect.CooperativeGroups = true;
+    else if (Group == GroupCall::Handle)
+      return true;
+    else if (barrierKind(Name))
       Effect.Synchronizes = true;
     else if (readsThreadRegister(Name))
-      Effect.ReadsThreadIndex = true;
+      Effect.ReadsBuiltins = true;
     else if (!isBuiltinGetter(Callee))
       merge(Finder.effectOf(Callee));
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *Asm) {
     Effect.Synchronizes |= asmSynchronizes(*Asm);
-    Effect.ReadsThreadIndex |= asmReadsThreadIndex(*Asm);
+    Effect.ReadsBuiltins |= asmReadsBuiltins(*Asm);
     return true;
   }
 
@@ -136,8 +207,9 @@ private:
   CalleeEffect &Effect;
 
   void merge(const CalleeEffect &E) {
-    Effect.ReadsThreadIndex |= E.ReadsThreadIndex;
+    Effect.ReadsBuiltins |= E.ReadsBuiltins;
     Effect.Synchronizes |= E.Synchronizes;
+    Effect.UsesShared |= E.UsesShared;
     Effect.Unknown |= E.Unknown;
     Effect.CooperativeGroups |= E.CooperativeGroups;
   }
@@ -149,12 +221,13 @@ CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
     E.CooperativeGroups = true;
   if (F->getBuiltinID() != 0)
     return E;
+  const SourceManager &SM = F->getASTContext().getSourceManager();
+  E.InSystemHeader = SM.isInSystemHeader(F->getLocation());
   const FunctionDecl *Definition = F->getDefinition();
   if (!Definition) {
     // Functions the toolkit declares without a body (libdevice, the runtime)
     // neither read thread indices nor synchronize; a user's might.
-    const SourceManager &SM = F->getASTContext().getSourceManager();
-    E.Unknown = !SM.isInSystemHeader(F->getLocation());
+    E.Unknown = !E.InSystemHeader;
     return E;
   }
   BodyEffectVisitor Visitor(*this, E);
@@ -207,9 +280,10 @@ public:
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
     if (asmSynchronizes(*S))
-      Model.AsmBarriers.push_back(S);
+      Model.AsmBarriers.push_back(parseAsmBarrier(*S));
     return true;
   }
+
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     if (!SeenRefs.insert(E).second)
       return true; // Pseudo-objects show the same reference twice.
@@ -234,16 +308,32 @@ public:
       Model.Barriers.push_back({Call, *Kind, Name.str(), standsAlone(Call), Loops});
       return true;
     }
+    switch (groupCall(*Call)) {
+    case GroupCall::BlockSync:
+      Model.Barriers.push_back(
+          {Call, BarrierKind::GroupSync, Name.str(), standsAlone(Call), Loops});
+      return true;
+    case GroupCall::GridSync:
+      Model.GridSyncs.push_back(Call);
+      return true;
+    case GroupCall::Handle:
+      return true;
+    case GroupCall::None:
+    case GroupCall::Other:
+      break;
+    }
     if (Callee && (isBuiltinGetter(Callee) || isLocalLambda(Callee)))
       return true;
     CalleeEffect Effect;
     if (!Callee)
       Effect.Unknown = true;
     else if (readsThreadRegister(Name))
-      Effect.ReadsThreadIndex = true;
+      Effect.ReadsBuiltins = true;
     else
       Effect = Effects.effectOf(Callee);
-    Model.Calls.push_back({Call, Callee, Effect});
+    CallSite Site{Call, Callee, Effect};
+    placeCall(Site);
+    Model.Calls.push_back(Site);
     return true;
   }
 
@@ -298,9 +388,9 @@ private:
     Model.Shared.push_back({Var, Dynamic, FileScope, Bytes});
   }
 
-  /// True when \p Call is a statement of its own, not part of an expression.
-  bool standsAlone(const CallExpr *Call) const {
-    DynTypedNodeList Parents = Ctx.getParents(*Call);
+  /// True when \p S is a statement of its own, not part of an expression.
+  bool standsAlone(const Stmt *S) const {
+    DynTypedNodeList Parents = Ctx.getParents(*S);
     if (Parents.empty())
       return false;
     const Stmt *Parent = Parents[0].get<Stmt>();
@@ -309,14 +399,98 @@ private:
     if (isa<CompoundStmt, LabelStmt, CaseStmt, DefaultStmt>(Parent))
       return true;
     if (const auto *If = dyn_cast<IfStmt>(Parent))
-      return If->getThen() == Call || If->getElse() == Call;
+      return If->getThen() == S || If->getElse() == S;
     if (const auto *For = dyn_cast<ForStmt>(Parent))
-      return For->getBody() == Call;
+      return For->getBody() == S;
     if (const auto *While = dyn_cast<WhileStmt>(Parent))
-      return While->getBody() == Call;
+      return While->getBody() == S;
     if (const auto *Do = dyn_cast<DoStmt>(Parent))
-      return Do->getBody() == Call;
+      return Do->getBody() == S;
     return false;
+  }
+
+  /// The call with the implicit nodes around it (conversions, temporaries).
+  const Stmt *outermost(const Stmt *S) const {
+    while (true) {
+      DynTypedNodeList Parents = Ctx.getParents(*S);
+      const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+      if (!Parent || !isa<ImplicitCastExpr, ExprWithCleanups, MaterializeTemporaryExpr,
+                          CXXBindTemporaryExpr, ParenExpr, CXXConstructExpr>(Parent))
+        return S;
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(Parent);
+          Construct && Construct->getNumArgs() != 1)
+        return S;
+      S = Parent;
+    }
+  }
+
+  const Stmt *parentOf(const Stmt &S) const {
+    DynTypedNodeList Parents = Ctx.getParents(S);
+    if (Parents.empty())
+      return nullptr;
+    if (const auto *Var = Parents[0].get<VarDecl>()) {
+      DynTypedNodeList Up = Ctx.getParents(*Var);
+      return Up.empty() ? nullptr : Up[0].get<DeclStmt>();
+    }
+    return Parents[0].get<Stmt>();
+  }
+
+  /// Walks from the call up to the statement it belongs to, noting whether
+  /// that statement evaluates it exactly once, before what depends on it.
+  void placeCall(CallSite &Site) const {
+    const Expr *Whole = cast<Expr>(outermost(Site.Call));
+    Site.Whole = Whole;
+    if (standsAlone(Whole)) {
+      Site.Position = CallPosition::Statement;
+      Site.Site = Whole;
+      return;
+    }
+    const Stmt *Child = Whole;
+    for (const Stmt *Parent = parentOf(*Child); Parent; Child = Parent, Parent = parentOf(*Child)) {
+      if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
+        if ((Op->isLogicalOp() || Op->isCommaOp()) && Op->getRHS() == Child) {
+          Site.NotHoistable = "it is evaluated only after the left operand of '&&', '||' or ','";
+          return;
+        }
+      } else if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(Parent)) {
+        if (Cond->getCond() != Child) {
+          Site.NotHoistable = "it is one branch of a conditional operator";
+          return;
+        }
+      } else if (isa<LambdaExpr>(Parent)) {
+        Site.NotHoistable = "it is inside a lambda";
+        return;
+      } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
+        if (For->getInit() != Child) {
+          Site.NotHoistable = "a loop evaluates it again on every iteration";
+          return;
+        }
+        return hoist(Site, For);
+      } else if (isa<WhileStmt, DoStmt>(Parent)) {
+        Site.NotHoistable = "a loop evaluates it again on every iteration";
+        return;
+      } else if (isa<IfStmt, SwitchStmt, ReturnStmt>(Parent)) {
+        return hoist(Site, Parent);
+      } else if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+        if (isa_and_nonnull<ForStmt>(parentOf(*Decl)) && Decl->isSingleDecl())
+          continue; // for (T x = f(a); ...) hoists out of the loop's initialization.
+        if (!standsAlone(Decl) || !Decl->isSingleDecl()) {
+          Site.NotHoistable = "it initializes one of several variables declared together";
+          return;
+        }
+        return hoist(Site, Decl);
+      } else if (!isa<Expr>(Parent)) {
+        if (standsAlone(Child))
+          return hoist(Site, Child);
+        Site.NotHoistable = "kfuse cannot find the statement to hoist it out of";
+        return;
+      }
+    }
+  }
+
+  static void hoist(CallSite &Site, const Stmt *Statement) {
+    Site.Position = CallPosition::Hoisted;
+    Site.Site = Statement;
   }
 };
 
@@ -367,10 +541,63 @@ const FunctionDecl *findKernel(ASTUnit &Unit, llvm::StringRef Name) {
   return nullptr;
 }
 
+namespace {
+
+/// Spelling without blanks and unsigned suffixes, to compare template arguments.
+std::string normalized(StringRef Text) {
+  std::string Out;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (C == ' ' || C == '\t')
+      continue;
+    if ((C == 'u' || C == 'U') && I > 0 && isDigit(Text[I - 1]) &&
+        (I + 1 == Text.size() || !isAlphanumeric(Text[I + 1])))
+      continue;
+    Out += C;
+  }
+  return Out;
+}
+
+std::string instantiationName(const FunctionDecl &F) {
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  PrintingPolicy Policy = F.getASTContext().getPrintingPolicy();
+  F.getNameForDiagnostic(OS, Policy, /*Qualified=*/true);
+  return Name;
+}
+
+} // namespace
+
+KernelLookup lookUpKernel(ASTUnit &Unit, StringRef Name) {
+  KernelLookup Result;
+  StringRef Base = Name.take_until([](char C) { return C == '<'; }).trim();
+  const FunctionDecl *Found = findKernel(Unit, Base);
+  if (!Found)
+    return Result;
+  const FunctionTemplateDecl *Template = Found->getDescribedFunctionTemplate();
+  if (!Template) {
+    if (Base.size() == Name.size())
+      Result.Kernel = Found;
+    return Result;
+  }
+  Result.Template = Found;
+  std::string Wanted = normalized(Name.drop_front(Base.size()));
+  for (const FunctionDecl *Spec : Template->specializations()) {
+    if (!Spec->isDefined())
+      continue;
+    std::string Spelled = instantiationName(*Spec);
+    Result.Instantiations.push_back(Spelled);
+    StringRef Args = StringRef(Spelled).drop_until([](char C) { return C == '<'; });
+    if (!Wanted.empty() && normalized(Args) == Wanted)
+      Result.Kernel = Spec->getDefinition();
+  }
+  return Result;
+}
+
 KernelModel analyzeKernel(ASTUnit &Unit, const FunctionDecl &Kernel) {
   KernelModel Model;
   Model.Decl = &Kernel;
-  Model.Name = Kernel.getQualifiedNameAsString();
+  Model.Name = instantiationName(Kernel);
   Model.Params.assign(Kernel.param_begin(), Kernel.param_end());
   ASTContext &Ctx = Unit.getASTContext();
   KernelVisitor Visitor(Model, Ctx);
@@ -382,6 +609,14 @@ KernelModel analyzeKernel(ASTUnit &Unit, const FunctionDecl &Kernel) {
       Model.LaunchBoundsMaxThreads = Result.Val.getInt().getZExtValue();
   }
   return Model;
+}
+
+const KernelModel &FunctionModels::of(const FunctionDecl &F) {
+  const FunctionDecl *Definition = F.getDefinition();
+  std::unique_ptr<KernelModel> &Model = Models[Definition];
+  if (!Model)
+    Model = std::make_unique<KernelModel>(analyzeKernel(Unit, *Definition));
+  return *Model;
 }
 
 } // namespace kfuse

@@ -59,4 +59,36 @@ KernelModel::returnsBeforeBarriers() const {
   return Hazards;
 }
 
+bool KernelModel::synchronizes() const {
+  return !Barriers.empty() || std::any_of(Calls.begin(), Calls.end(), [](const CallSite &C) {
+           return C.Effect.Synchronizes;
+         });
+}
+
+std::vector<unsigned> KernelModel::asmBarrierIds() const {
+  std::vector<unsigned> Ids;
+  for (const AsmBarrier &A : AsmBarriers)
+    Ids.insert(Ids.end(), A.Ids.begin(), A.Ids.end());
+  std::sort(Ids.begin(), Ids.end());
+  Ids.erase(std::unique(Ids.begin(), Ids.end()), Ids.end());
+  return Ids;
+}
+
+std::vector<const CallSite *> KernelModel::callsToInline() const {
+  std::vector<const CallSite *> Result;
+  for (const CallSite &C : Calls)
+    if (C.Callee && C.Effect.touchesBlock())
+      Result.push_back(&C);
+  // In evaluation order: a call's arguments, and the calls in them, first.
+  const clang::SourceManager &SM = Decl->getASTContext().getSourceManager();
+  auto Offset = [&](clang::SourceLocation L) { return SM.getFileOffset(SM.getExpansionLoc(L)); };
+  std::stable_sort(Result.begin(), Result.end(), [&](const CallSite *A, const CallSite *B) {
+    unsigned EndA = Offset(A->Call->getEndLoc()), EndB = Offset(B->Call->getEndLoc());
+    if (EndA != EndB)
+      return EndA < EndB;
+    return Offset(A->Call->getBeginLoc()) > Offset(B->Call->getBeginLoc());
+  });
+  return Result;
+}
+
 } // namespace kfuse

@@ -83,6 +83,7 @@ private:
   NameAllocator Names;
   // Kept until printing: the models point into the parsed units.
   std::vector<std::vector<FusionMember>> AllMembers;
+  std::map<clang::ASTUnit *, std::shared_ptr<FunctionModels>> HelperModels;
 
   void problem(const Config &C, ID Id, ConfigPosition At, std::vector<std::string> Args) {
     Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, C.Path);
@@ -127,21 +128,42 @@ private:
     clang::ASTUnit *Unit = Parser.parse(K.ResolvedFile);
     if (!Unit)
       return std::nullopt;
-    const clang::FunctionDecl *Kernel = findKernel(*Unit, K.Kernel);
-    if (!Kernel) {
-      problem(C, ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
-      for (const clang::FunctionDecl *Other : findKernels(*Unit))
-        Diags.report(Other->getLocation(), Unit->getSourceManager(), ID::NoteKernelCandidate)
-            << Other->getQualifiedNameAsString();
-      return std::nullopt;
-    }
-    if (Kernel->getDescribedFunctionTemplate()) {
-      Diags.report(Kernel->getLocation(), Unit->getSourceManager(), ID::TemplateKernel)
-          << Kernel->getQualifiedNameAsString();
+    KernelLookup Found = lookUpKernel(*Unit, K.Kernel);
+    if (!Found.Kernel) {
+      reportMissingKernel(C, K, *Unit, Found);
       return std::nullopt;
     }
     Names.reserveIdentifiersOf(*Unit);
-    return FusionMember{&K, Unit, analyzeKernel(*Unit, *Kernel)};
+    std::shared_ptr<FunctionModels> &Helpers = HelperModels[Unit];
+    if (!Helpers)
+      Helpers = std::make_shared<FunctionModels>(*Unit);
+    return FusionMember{&K, Unit, analyzeKernel(*Unit, *Found.Kernel), Helpers};
+  }
+
+  void reportMissingKernel(const Config &C, const KernelSpec &K, clang::ASTUnit &Unit,
+                           const KernelLookup &Found) {
+    clang::SourceManager &SM = Unit.getSourceManager();
+    if (!Found.Template) {
+      problem(C, ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
+      for (const clang::FunctionDecl *Other : findKernels(Unit))
+        Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate)
+            << Other->getQualifiedNameAsString();
+      return;
+    }
+    std::string Name = Found.Template->getQualifiedNameAsString();
+    if (K.Kernel.find('<') == std::string::npos) {
+      std::string Uses = Found.Instantiations.empty()
+                             ? "'" + K.File + "' instantiates none"
+                             : "'" + K.File + "' uses '" + Found.Instantiations.front() + "'";
+      problem(C, ID::TemplateNotInstantiated, K.Position, {Name, Uses});
+      return;
+    }
+    std::string Args = K.Kernel.substr(std::min(K.Kernel.find('<') + 1, K.Kernel.size()));
+    if (!Args.empty() && Args.back() == '>')
+      Args.pop_back();
+    problem(C, ID::TemplateNeverUsed, K.Position, {Name, K.File, Args});
+    for (const std::string &Spelled : Found.Instantiations)
+      Diags.report(Found.Template->getLocation(), SM, ID::NoteKernelCandidate) << Spelled;
   }
 
   std::optional<FusedKernel> fuse(const Config &C, const FusionSpec &F, SourceParser &Parser,
@@ -168,7 +190,7 @@ private:
     Request.Column = At.Column;
     for (const FusionMember &M : Members)
       Request.Members.push_back({M.Spec->Id, M.Spec->blockThreads(), M.Spec->AnyBlockSize,
-                                 !M.Model.Barriers.empty()});
+                                 M.Model.synchronizes(), M.Model.asmBarrierIds()});
     PartitionResult Plan = planPartition(Request);
     Diags.report(Plan.Problems, C.Path);
     if (!Plan.Plan)

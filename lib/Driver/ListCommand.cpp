@@ -13,6 +13,7 @@
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
 
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ASTContext.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -45,6 +46,11 @@ public:
     OS << "  dynamic shared memory: " << dynamicShared(M) << "\n";
     OS << "  early returns: " << returns(M) << "\n";
     OS << "  calls: " << calls(M) << "\n";
+    OS << "  grid: " << grid(M) << "\n";
+    if (const FunctionTemplateDecl *T = Kernel.getDescribedFunctionTemplate())
+      OS << "  instantiations: " << instantiations(*T) << "\n";
+    if (!M.GridSyncs.empty())
+      OS << "  cannot be fused: synchronizes the grid\n";
   }
 
 private:
@@ -83,8 +89,14 @@ private:
     std::map<std::string, std::vector<SourceLocation>> ByCallee;
     for (const Barrier &B : M.Barriers)
       ByCallee[B.Callee + "()"].push_back(B.Call->getBeginLoc());
-    for (const GCCAsmStmt *Asm : M.AsmBarriers)
-      ByCallee["inline PTX barrier"].push_back(Asm->getBeginLoc());
+    for (const AsmBarrier &Asm : M.AsmBarriers) {
+      std::string Ids;
+      for (unsigned Id : Asm.Ids)
+        Ids += (Ids.empty() ? "" : ", ") + std::to_string(Id);
+      ByCallee[Asm.Partial ? "inline PTX barrier with id " + Ids + " (kept, id reserved)"
+                           : "inline PTX barrier over the whole block (cannot be fused)"]
+          .push_back(Asm.Stmt->getBeginLoc());
+    }
     std::string S;
     for (const auto &[Callee, Locs] : ByCallee)
       S += (S.empty() ? "" : "; ") + std::to_string(Locs.size()) + " x " + Callee + " (" +
@@ -119,7 +131,7 @@ private:
       for (const auto &[HR, HB] : Hazards)
         if (HR == &R)
           S += " (before the barrier at line " + std::to_string(line(HB->Call->getBeginLoc())) +
-               ": cannot be fused)";
+               ": returned threads keep arriving at the kernel's barriers)";
     }
     return S;
   }
@@ -132,7 +144,10 @@ private:
           ByCallee[C.Callee ? C.Callee->getQualifiedNameAsString() : "(indirect)"] = effect(C.Effect);
         continue;
       }
-      ByCallee[C.Callee->getQualifiedNameAsString()] = effect(C.Effect);
+      std::string Effect = effect(C.Effect);
+      if (C.Effect.touchesBlock() && !C.Effect.CooperativeGroups)
+        Effect = "inlined: " + Effect;
+      ByCallee[C.Callee->getQualifiedNameAsString()] = Effect;
     }
     std::string S;
     for (const auto &[Callee, Effect] : ByCallee)
@@ -140,13 +155,35 @@ private:
     return S.empty() ? "none" : S;
   }
 
+  std::string grid(const KernelModel &M) const {
+    bool Idx = M.uses(BuiltinVar::BlockIdx), Dim = M.uses(BuiltinVar::GridDim);
+    std::string S = !Idx && !Dim ? "never reads blockIdx or gridDim"
+                    : Dim        ? "reads blockIdx and gridDim (grid-stride)"
+                                 : "reads blockIdx, not gridDim";
+    // blockIdx * blockDim + threadIdx without a stride over the grid covers
+    // exactly one element per thread: another block size covers others.
+    if (Idx && !Dim && M.uses(BuiltinVar::ThreadIdx))
+      S += "; one thread per element, so its block size must stay as launched";
+    return S;
+  }
+
+  std::string instantiations(const FunctionTemplateDecl &T) const {
+    KernelLookup Found = lookUpKernel(Unit, T.getQualifiedNameAsString());
+    std::string S;
+    for (const std::string &I : Found.Instantiations)
+      S += (S.empty() ? "" : ", ") + I;
+    return S.empty() ? "none in this file" : S;
+  }
+
   static std::string effect(const CalleeEffect &E) {
     if (E.CooperativeGroups)
       return "cooperative groups";
     if (E.Synchronizes)
       return "synchronizes the block";
-    if (E.ReadsThreadIndex)
-      return "reads threadIdx or blockDim";
+    if (E.ReadsBuiltins)
+      return "reads the built-in indices";
+    if (E.UsesShared)
+      return "uses shared memory";
     if (E.Unknown)
       return "definition not visible";
     return "independent of the block";

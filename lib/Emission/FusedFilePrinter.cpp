@@ -6,6 +6,8 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace kfuse {
 namespace {
 
@@ -20,58 +22,93 @@ std::string threadRange(const ThreadRange &R) {
 
 void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K) {
   bool First = true;
-  for (const FusedSection &S : K.Sections)
-    for (const FusedParam &P : S.Params) {
-      OS << (First ? "" : ", ") << P.Declaration;
-      First = false;
-    }
+  auto Param = [&](const std::string &Declaration) {
+    OS << (First ? "" : ", ") << Declaration;
+    First = false;
+  };
+  for (const FusedSection &S : K.Sections) {
+    for (const FusedParam &P : S.Params)
+      Param(P.Declaration);
+    Param("const dim3 " + S.GridName);
+    if (!S.SharedOffsetName.empty())
+      Param("const unsigned " + S.SharedOffsetName);
+  }
 }
 
-/// The thread's position inside the kernel's range, in the kernel's block shape.
+std::string barrierCall(const FusedSection &S, const std::string &Form) {
+  std::string Args = "<" + std::to_string(S.Range.BarrierId) + ", " +
+                     std::to_string(S.Range.Size) + ">";
+  return Form + Args;
+}
+
+/// The kernel's own view of the block and the grid, under the built-in
+/// names, so its body, its macros and the helpers inlined into it read them
+/// unchanged.
 void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
   std::string Local = S.Range.Begin == 0 ? "kfuse_tid" : "(kfuse_tid - " +
                                                              std::to_string(S.Range.Begin) + "u)";
   const auto &B = S.Block;
-  if (!S.ThreadIdxName.empty()) {
+  if (S.UsesThreadIdx) {
     std::string X = B[1] * B[2] == 1 ? Local : Local + " % " + std::to_string(B[0]) + "u";
     std::string Y = B[1] == 1 ? "0u" : Local + " / " + std::to_string(B[0]) + "u % " +
                                          std::to_string(B[1]) + "u";
     std::string Z = B[2] == 1 ? "0u" : Local + " / " + std::to_string(B[0] * B[1]) + "u";
-    OS << "const uint3 " << S.ThreadIdxName << " = make_uint3(" << X << ", " << Y << ", " << Z
-       << ");\n";
+    OS << "const uint3 threadIdx = make_uint3(" << X << ", " << Y << ", " << Z << ");\n";
   }
-  if (!S.BlockDimName.empty())
-    OS << "const dim3 " << S.BlockDimName << "(" << B[0] << "u, " << B[1] << "u, " << B[2]
-       << "u);\n";
+  if (S.UsesBlockDim)
+    OS << "const dim3 blockDim(" << B[0] << "u, " << B[1] << "u, " << B[2] << "u);\n";
+  const std::string &G = S.GridName;
+  if (S.UsesBlockIdx)
+    OS << "const uint3 blockIdx = make_uint3(kfuse_block % " << G << ".x, kfuse_block / " << G
+       << ".x % " << G << ".y, kfuse_block / (" << G << ".x * " << G << ".y));\n";
+  if (S.UsesGridDim)
+    OS << "const dim3 gridDim = " << G << ";\n";
+  for (const std::string &D : S.Declarations)
+    OS << D << "\n";
 }
 
-void printSection(llvm::raw_ostream &OS, const FusedSection &S, bool First) {
+void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   OS << "// Kernel '" << S.KernelName << "' (" << S.Origin << "): threads " << threadRange(S.Range)
      << " as a block of " << dims(S.Block);
   if (S.Range.BarrierId)
     OS << ", barrier " << S.Range.BarrierId;
+  if (S.Barriers == BarrierStyle::ExitAware)
+    OS << " (threads that return keep arriving until all are done)";
   OS << ".\n";
-  if (First)
-    OS << "if (kfuse_tid < " << S.Range.end() << "u) {\n";
-  else
-    OS << "if (kfuse_tid >= " << S.Range.Begin << "u && kfuse_tid < " << S.Range.end()
-       << "u) {\n";
+  OS << "if (";
+  if (S.Range.Begin != 0)
+    OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
+  OS << "kfuse_tid < " << S.Range.end() << "u && kfuse_block < " << S.GridName << ".x * "
+     << S.GridName << ".y * " << S.GridName << ".z) {\n";
   printSectionPrologue(OS, S);
   OS << S.Body << "\n";
   if (!S.EndLabel.empty())
     OS << S.EndLabel << ":;\n";
+  if (S.Barriers == BarrierStyle::ExitAware)
+    OS << barrierCall(S, "kfuse_exit_barrier") << "();\n";
   OS << "}\n";
 }
 
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
-     << " kernels side by side in blocks of " << K.BlockThreads << " threads.\n";
+     << " kernels side by side in blocks of " << K.BlockThreads
+     << " threads; fused block b runs block b of each kernel whose grid has it.\n";
   OS << "__global__ void __launch_bounds__(" << K.BlockThreads << ") " << K.KernelName << "(";
   printKernelParams(OS, K);
   OS << ") {\n";
   OS << "const unsigned kfuse_tid = threadIdx.x;\n";
-  for (size_t I = 0; I < K.Sections.size(); ++I)
-    printSection(OS, K.Sections[I], I == 0);
+  OS << "const unsigned kfuse_block = blockIdx.x;\n";
+  bool Dynamic = false;
+  unsigned Align = 16;
+  for (const FusedSection &S : K.Sections)
+    if (!S.SharedOffsetName.empty()) {
+      Dynamic = true;
+      Align = std::max(Align, S.SharedAlign);
+    }
+  if (Dynamic)
+    OS << "extern __shared__ __align__(" << Align << ") unsigned char kfuse_dynamic_shared[];\n";
+  for (const FusedSection &S : K.Sections)
+    printSection(OS, S);
   OS << "}\n\n";
 }
 
@@ -91,7 +128,6 @@ void printBlockCheck(llvm::raw_ostream &OS, const FusedSection &S) {
 }
 
 void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K) {
-  const FusedSection &First = K.Sections.front();
   OS << "// Launches '" << K.KernelName << "' in place of ";
   for (size_t I = 0; I < K.Sections.size(); ++I)
     OS << (I == 0 ? "" : I + 1 == K.Sections.size() ? " and " : ", ") << "'"
@@ -109,32 +145,79 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K) {
   OS << "cudaStream_t stream = 0) {\n";
   for (const FusedSection &S : K.Sections)
     printBlockCheck(OS, S);
-  OS << "// Each fused block runs one block of every kernel, so their grids must agree.\n";
-  for (size_t I = 1; I < K.Sections.size(); ++I) {
-    const std::string &A = First.LaunchName, &B = K.Sections[I].LaunchName;
-    OS << "if (" << A << ".grid.x != " << B << ".grid.x || " << A << ".grid.y != " << B
-       << ".grid.y || " << A << ".grid.z != " << B << ".grid.z) return "
-       << "cudaErrorInvalidConfiguration;\n";
+  OS << "// The fused grid is 1-D and as long as the largest grid.\n"
+     << "unsigned long long kfuse_blocks = 0;\n";
+  for (const FusedSection &S : K.Sections) {
+    const std::string &L = S.LaunchName;
+    OS << "{\nconst unsigned long long blocks = 1ull * " << L << ".grid.x * " << L << ".grid.y * "
+       << L << ".grid.z;\n"
+       << "if (blocks == 0) return cudaErrorInvalidConfiguration;\n"
+       << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
   }
-  std::string Shared = "0";
+  OS << "if (kfuse_blocks > 0x7fffffffull) return cudaErrorInvalidConfiguration;\n";
+  OS << "// Each kernel's dynamic shared memory gets a region of its own.\n"
+     << "size_t kfuse_shared_bytes = 0;\n";
   for (const FusedSection &S : K.Sections)
-    if (S.UsesDynamicShared)
-      Shared = S.LaunchName + ".shared_bytes";
-  OS << "const size_t shared_bytes = " << Shared << ";\n";
-  OS << "if (shared_bytes > 48u * 1024u) {\n"
+    if (!S.SharedOffsetName.empty())
+      OS << "const unsigned " << S.SharedOffsetName << " = static_cast<unsigned>((kfuse_shared_bytes + "
+         << S.SharedAlign - 1 << ") / " << S.SharedAlign << " * " << S.SharedAlign << ");\n"
+         << "kfuse_shared_bytes = " << S.SharedOffsetName << " + " << S.LaunchName
+         << ".shared_bytes;\n";
+  OS << "if (kfuse_shared_bytes > 48u * 1024u) {\n"
      << "cudaError_t err = cudaFuncSetAttribute(" << K.KernelName
-     << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes));\n"
+     << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kfuse_shared_bytes));\n"
      << "if (err != cudaSuccess) return err;\n}\n";
-  OS << K.KernelName << "<<<" << First.LaunchName << ".grid, dim3(" << K.BlockThreads
-     << "u), shared_bytes, stream>>>(";
+  OS << K.KernelName << "<<<dim3(static_cast<unsigned>(kfuse_blocks)), dim3(" << K.BlockThreads
+     << "u), kfuse_shared_bytes, stream>>>(";
   bool FirstArg = true;
-  for (const FusedSection &S : K.Sections)
-    for (const FusedParam &P : S.Params) {
-      OS << (FirstArg ? "" : ", ") << P.Name;
-      FirstArg = false;
-    }
+  auto Arg = [&](const std::string &A) {
+    OS << (FirstArg ? "" : ", ") << A;
+    FirstArg = false;
+  };
+  for (const FusedSection &S : K.Sections) {
+    for (const FusedParam &P : S.Params)
+      Arg(P.Name);
+    Arg(S.LaunchName + ".grid");
+    if (!S.SharedOffsetName.empty())
+      Arg(S.SharedOffsetName);
+  }
   OS << ");\n";
   OS << "return cudaGetLastError();\n}\n\n";
+}
+
+/// Barriers over one kernel's range of threads, used by the rewritten bodies.
+void printBarrierHelpers(llvm::raw_ostream &OS) {
+  OS << R"(#ifndef KFUSE_BARRIERS_DEFINED
+#define KFUSE_BARRIERS_DEFINED
+// __syncthreads_count/_and/_or over the Count threads that use barrier Id.
+template <unsigned Id, unsigned Count> __device__ __forceinline__ int kfuse_syncthreads_count(int predicate) {
+unsigned result;
+asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %1, 0;\n\tbarrier.red.popc.u32 %0, %2, %3, p;\n\t}" : "=r"(result) : "r"(predicate), "n"(Id), "n"(Count) : "memory");
+return static_cast<int>(result);
+}
+template <unsigned Id, unsigned Count> __device__ __forceinline__ int kfuse_syncthreads_and(int predicate) {
+unsigned result;
+asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbarrier.red.and.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}" : "=r"(result) : "r"(predicate), "n"(Id), "n"(Count) : "memory");
+return static_cast<int>(result);
+}
+template <unsigned Id, unsigned Count> __device__ __forceinline__ int kfuse_syncthreads_or(int predicate) {
+unsigned result;
+asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbarrier.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}" : "=r"(result) : "r"(predicate), "n"(Id), "n"(Count) : "memory");
+return static_cast<int>(result);
+}
+// A barrier of a kernel whose threads may return before it. Threads that
+// returned wait in kfuse_exit_barrier, arriving with "done"; the barrier
+// releases everyone, and only when every thread arrives done do they leave.
+template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_exit_aware_barrier() {
+(void)kfuse_syncthreads_and<Id, Count>(0);
+}
+template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_exit_barrier() {
+while (!kfuse_syncthreads_and<Id, Count>(1)) {
+}
+}
+#endif
+
+)";
 }
 
 std::string format(const std::string &Code) {
@@ -171,6 +254,7 @@ std::string printFusedFile(const FusedFile &File) {
   GS << "#ifndef KFUSE_LAUNCH_DEFINED\n#define KFUSE_LAUNCH_DEFINED\n"
      << "// How one original kernel would have been launched.\n"
      << "struct kfuse_launch {\ndim3 grid;\ndim3 block;\nsize_t shared_bytes;\n};\n#endif\n\n";
+  printBarrierHelpers(GS);
   for (const FusedKernel &K : File.Kernels) {
     printKernel(GS, K);
     printLauncher(GS, K);

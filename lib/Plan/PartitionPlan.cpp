@@ -2,6 +2,8 @@
 
 #include "kfuse/Plan/PartitionPlan.h"
 
+#include <set>
+
 #include <algorithm>
 
 namespace kfuse {
@@ -90,19 +92,32 @@ private:
       problem(ID::BlockTooLarge, {R.Fusion, std::to_string(Total)});
     unsigned Barriers = static_cast<unsigned>(
         std::count_if(R.Members.begin(), R.Members.end(),
-                      [](const PartitionMember &M) { return M.UsesBarriers; }));
+                      [](const PartitionMember &M) { return M.UsesBarriers; }) +
+        reservedIds().size());
     if (Barriers > MaxBarrierIds - 1)
       problem(ID::TooManyBarrierIds, {R.Fusion, std::to_string(Barriers)});
   }
 
+  std::set<unsigned> reservedIds() const {
+    std::set<unsigned> Ids;
+    for (const PartitionMember &M : R.Members)
+      Ids.insert(M.ReservedBarrierIds.begin(), M.ReservedBarrierIds.end());
+    return Ids;
+  }
+
   PartitionPlan layOut(const std::vector<unsigned> &Sizes) {
     PartitionPlan Plan;
+    std::set<unsigned> Reserved = reservedIds();
     unsigned NextBarrier = 1;
     for (size_t I = 0; I < Sizes.size(); ++I) {
       ThreadRange T;
       T.Begin = Plan.BlockThreads;
       T.Size = Sizes[I];
-      T.BarrierId = R.Members[I].UsesBarriers ? NextBarrier++ : 0;
+      if (R.Members[I].UsesBarriers) {
+        while (Reserved.count(NextBarrier))
+          ++NextBarrier;
+        T.BarrierId = NextBarrier++;
+      }
       Plan.BlockThreads += Sizes[I];
       Plan.Ranges.push_back(T);
     }

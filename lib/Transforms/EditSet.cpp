@@ -7,31 +7,55 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace kfuse {
+
+clang::CharSourceRange EditSet::fileRange(clang::SourceRange Range) const {
+  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range),
+                                         Unit.getSourceManager(), Unit.getLangOpts());
+}
+
+EditSet::Key EditSet::keyOf(clang::CharSourceRange File) const {
+  const clang::SourceManager &SM = Unit.getSourceManager();
+  std::pair<clang::FileID, unsigned> Begin = SM.getDecomposedLoc(File.getBegin());
+  return {Begin.first.getHashValue(), Begin.second, SM.getFileOffset(File.getEnd())};
+}
+
+bool EditSet::canEdit(clang::SourceRange Range) const { return fileRange(Range).isValid(); }
 
 bool EditSet::replaceToken(clang::SourceLocation Loc, llvm::StringRef Text,
                            llvm::StringRef What) {
-  return add(clang::SourceRange(Loc, Loc), Loc, Text, What);
+  return add(fileRange(clang::SourceRange(Loc, Loc)), Loc, Text, What);
 }
 
 bool EditSet::replaceRange(clang::SourceRange Range, llvm::StringRef Text,
                            llvm::StringRef What) {
-  return add(Range, Range.getBegin(), Text, What);
+  return add(fileRange(Range), Range.getBegin(), Text, What);
 }
 
-bool EditSet::add(clang::SourceRange Range, clang::SourceLocation At, llvm::StringRef Text,
+bool EditSet::replaceStatement(const clang::Stmt &S, llvm::StringRef Text, llvm::StringRef What) {
+  clang::CharSourceRange File = fileRange(S.getSourceRange());
+  if (File.isValid()) {
+    const clang::SourceManager &SM = Unit.getSourceManager();
+    llvm::StringRef Rest = SM.getCharacterData(File.getEnd());
+    size_t Semi = Rest.find_first_not_of(" \t\r\n");
+    if (Semi != llvm::StringRef::npos && Rest[Semi] == ';')
+      File.setEnd(File.getEnd().getLocWithOffset(Semi + 1));
+  }
+  return add(File, S.getBeginLoc(), Text, What);
+}
+
+bool EditSet::add(clang::CharSourceRange File, clang::SourceLocation At, llvm::StringRef Text,
                   llvm::StringRef What) {
   clang::SourceManager &SM = Unit.getSourceManager();
-  clang::CharSourceRange File = clang::Lexer::makeFileCharRange(
-      clang::CharSourceRange::getTokenRange(Range), SM, Unit.getLangOpts());
   if (File.isInvalid()) {
     llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, Unit.getLangOpts());
     Diags.report(SM.getExpansionLoc(At), SM, diag::ID::MacroBodyUse) << What << Macro;
     return false;
   }
-  std::pair<clang::FileID, unsigned> Where = SM.getDecomposedLoc(File.getBegin());
-  auto Key = std::make_pair(Where.first.getHashValue(), Where.second);
-  auto [It, New] = Edits.emplace(Key, Edit{File, Text.str()});
+  auto [It, New] = Edits.emplace(keyOf(File), Edit{File, Text.str()});
   if (!New && It->second.Text != Text) {
     // One spelling that must become two things: a macro argument used in two roles.
     llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, Unit.getLangOpts());
@@ -42,11 +66,30 @@ bool EditSet::add(clang::SourceRange Range, clang::SourceLocation At, llvm::Stri
 }
 
 std::string EditSet::rewrittenText(clang::SourceRange Range) const {
+  clang::CharSourceRange File = fileRange(Range);
+  Key Outer = keyOf(File);
+  if (auto Whole = Edits.find(Outer); Whole != Edits.end())
+    return Whole->second.Text;
   clang::Rewriter Rewriter(Unit.getSourceManager(), Unit.getLangOpts());
-  for (const auto &[Key, E] : Edits)
-    Rewriter.ReplaceText(E.Range, E.Text);
-  clang::CharSourceRange File = clang::Lexer::makeFileCharRange(
-      clang::CharSourceRange::getTokenRange(Range), Unit.getSourceManager(), Unit.getLangOpts());
+  unsigned CoveredUntil = 0;
+  // Edits sorted by start; of two that start together the longer comes first
+  // and hides what lies inside it.
+  std::vector<std::pair<Key, const Edit *>> Inside;
+  for (const auto &[K, E] : Edits)
+    if (std::get<0>(K) == std::get<0>(Outer) && std::get<1>(K) >= std::get<1>(Outer) &&
+        std::get<2>(K) <= std::get<2>(Outer))
+      Inside.push_back({K, &E});
+  std::stable_sort(Inside.begin(), Inside.end(), [](const auto &A, const auto &B) {
+    if (std::get<1>(A.first) != std::get<1>(B.first))
+      return std::get<1>(A.first) < std::get<1>(B.first);
+    return std::get<2>(A.first) > std::get<2>(B.first);
+  });
+  for (const auto &[K, E] : Inside) {
+    if (std::get<1>(K) < CoveredUntil)
+      continue;
+    Rewriter.ReplaceText(E->Range, E->Text);
+    CoveredUntil = std::max(CoveredUntil, std::get<2>(K));
+  }
   return Rewriter.getRewrittenText(File);
 }
 

@@ -7,6 +7,7 @@
 #include "clang/Basic/IdentifierTable.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
+#include "clang/AST/DeclCXX.h"
 #include "llvm/Support/Path.h"
 
 namespace kfuse {
@@ -33,14 +34,17 @@ std::string origin(const FusionMember &M) {
 }
 
 /// The parameter as the user declared it, under its new name. Falls back to
-/// Clang's spelling of the type when the declaration comes from a macro.
+/// Clang's spelling of the type when the declaration comes from a macro or
+/// a template.
 std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Name,
                              clang::ASTUnit &Unit) {
   const clang::SourceManager &SM = Unit.getSourceManager();
   clang::CharSourceRange Range = clang::Lexer::makeFileCharRange(
       clang::CharSourceRange::getTokenRange(P.getSourceRange()), SM, Unit.getLangOpts());
   clang::SourceLocation NameLoc = P.getLocation();
-  if (Range.isValid() && P.getIdentifier() && NameLoc.isFileID()) {
+  const auto *F = llvm::dyn_cast<clang::FunctionDecl>(P.getDeclContext());
+  bool FromTemplate = F && F->isTemplateInstantiation();
+  if (Range.isValid() && P.getIdentifier() && NameLoc.isFileID() && !FromTemplate) {
     std::string Text = clang::Lexer::getSourceText(Range, SM, Unit.getLangOpts()).str();
     unsigned Offset = SM.getFileOffset(NameLoc) - SM.getFileOffset(Range.getBegin());
     if (Offset + P.getName().size() <= Text.size())
@@ -48,8 +52,28 @@ std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Nam
   }
   std::string Printed;
   llvm::raw_string_ostream OS(Printed);
-  P.getOriginalType().print(OS, Unit.getASTContext().getPrintingPolicy(), Name);
+  P.getType().print(OS, Unit.getASTContext().getPrintingPolicy(), Name);
   return Printed;
+}
+
+/// using namespace a; using namespace a::b; for a kernel declared in a::b,
+/// so its body finds the names it found there.
+std::vector<std::string> namespaceDirectives(const clang::FunctionDecl &Kernel) {
+  std::vector<std::string> Result;
+  for (const clang::DeclContext *DC = Kernel.getDeclContext(); DC; DC = DC->getParent()) {
+    const auto *NS = llvm::dyn_cast<clang::NamespaceDecl>(DC);
+    if (NS && !NS->isAnonymousNamespace())
+      Result.insert(Result.begin(), "using namespace " + NS->getQualifiedNameAsString() + ";");
+  }
+  return Result;
+}
+
+/// A lambda under a barrier's name, for barriers that only a macro spells.
+std::string barrierShadow(const SectionContext &Ctx, const std::string &Callee) {
+  if (Callee == "__syncthreads")
+    return "const auto __syncthreads = [] { " + partialBarrier(Ctx, Callee) + "; };";
+  return "const auto " + Callee + " = [](int predicate) { return " + partialBarrier(Ctx, Callee) +
+         "(predicate); };";
 }
 
 class SectionBuilder {
@@ -69,8 +93,10 @@ public:
     S.Resizable = M.Spec->AnyBlockSize;
     S.OriginalBlock = M.Spec->Block;
     S.Block = S.Resizable ? std::array<unsigned, 3>{Range.Size, 1, 1} : M.Spec->Block;
-    S.UsesDynamicShared = Model.usesDynamicShared();
     S.LaunchName = Names.allocate(Prefix + "_launch");
+    S.GridName = Names.allocate(Prefix + "_grid");
+    S.Barriers = needsExitAwareBarriers(Model) ? BarrierStyle::ExitAware : BarrierStyle::Aligned;
+    std::string SharedOffset = Names.allocate(Prefix + "_shared_offset");
 
     RenameMap Renames;
     for (const clang::ParmVarDecl *P : Model.Params) {
@@ -79,25 +105,35 @@ public:
       Renames[P] = Name;
       S.Params.push_back({paramDeclaration(*P, Name, *M.Unit), Name});
     }
-    for (const clang::VarDecl *V : Model.Locals)
-      Renames[V] = Names.allocate(Prefix + "_" + V->getName().str());
-    for (const clang::LabelDecl *L : Model.Labels)
-      Renames[L] = Names.allocate(Prefix + "_" + L->getName().str());
-    if (Model.uses(BuiltinVar::ThreadIdx))
-      S.ThreadIdxName = Names.allocate(Prefix + "_threadIdx");
-    if (Model.uses(BuiltinVar::BlockDim))
-      S.BlockDimName = Names.allocate(Prefix + "_blockDim");
+    ReturnPlan Returns;
     if (!Model.Returns.empty())
-      S.EndLabel = Names.allocate(Prefix + "_end");
+      Returns.EndLabel = S.EndLabel = Names.allocate(Prefix + "_end");
 
-    EditSet Edits(*M.Unit, Diags);
-    bool Ok = renameSymbols(Model, Renames, Edits);
-    Ok &= rewriteThreadIndices(Model, S.ThreadIdxName, S.BlockDimName, Edits);
-    Ok &= rewriteBarriers(Model, Range.BarrierId, Range.Size, Edits);
-    Ok &= rewriteReturns(Model, S.EndLabel, Edits);
-    if (!Ok)
+    SectionContext Ctx{Model.Name, Range.BarrierId, Range.Size, S.Barriers,
+                       "kfuse_dynamic_shared + " + SharedOffset, *M.Unit, *M.Helpers, Names,
+                       Diags};
+    std::vector<const clang::FunctionDecl *> Inlining{Model.Decl};
+    std::optional<std::string> Body = rewriteBody(Model, Prefix, Renames, Returns, Ctx, Inlining);
+    if (!Body)
       return std::nullopt;
-    S.Body = Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
+    S.Body = std::move(*Body);
+    S.UsesThreadIdx = Ctx.Builtins.count(BuiltinVar::ThreadIdx);
+    S.UsesBlockDim = Ctx.Builtins.count(BuiltinVar::BlockDim);
+    S.UsesBlockIdx = Ctx.Builtins.count(BuiltinVar::BlockIdx);
+    S.UsesGridDim = Ctx.Builtins.count(BuiltinVar::GridDim);
+    if (Ctx.UsesDynamicShared) {
+      S.SharedOffsetName = SharedOffset;
+      S.SharedAlign = Ctx.DynamicSharedAlign;
+    }
+    S.Declarations = namespaceDirectives(*Model.Decl);
+    std::string TemplateArgs = templateArgumentDeclarations(*Model.Decl);
+    if (!TemplateArgs.empty())
+      S.Declarations.push_back(TemplateArgs.substr(0, TemplateArgs.size() - 1));
+    for (const auto &[Name, Type] : Ctx.FileScopeDynamicShared)
+      S.Declarations.push_back(Type + " *const " + Name + " = reinterpret_cast<" + Type + " *>(" +
+                               Ctx.DynamicShared + ");");
+    for (const std::string &Callee : Ctx.BarriersInMacros)
+      S.Declarations.push_back(barrierShadow(Ctx, Callee));
     return S;
   }
 
@@ -121,7 +157,9 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   K.BlockThreads = Plan.BlockThreads;
   Names.reserve(K.KernelName);
   Names.reserve(K.LauncherName);
-  Names.reserve("kfuse_tid");
+  for (const char *Generated : {"kfuse_tid", "kfuse_block", "kfuse_dynamic_shared",
+                                "kfuse_blocks", "kfuse_shared_bytes"})
+    Names.reserve(Generated);
   bool Ok = true;
   for (size_t I = 0; I < Members.size(); ++I) {
     std::optional<FusedSection> S = SectionBuilder(Members[I], Plan.Ranges[I], Names, Diags).build();

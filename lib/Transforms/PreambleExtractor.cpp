@@ -114,7 +114,7 @@ private:
     if (!F.isThisDeclarationADefinition() || F.isInlined() || isa<CXXMethodDecl>(F) ||
         F.getStorageClass() == SC_Static || !F.isExternallyVisible())
       return;
-    Rewriter.InsertTextBefore(wholeDecl(&F).getBegin(), "static ");
+    Rewriter.InsertTextBefore(wholeDecl(&F).getBegin(), "[[maybe_unused]] static inline ");
   }
 
   void relocateIncludes() {

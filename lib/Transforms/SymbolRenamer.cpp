@@ -1,5 +1,6 @@
-//===- SymbolRenamer.cpp - giving each kernel's symbols fresh names -------===//
+//===- SymbolRenamer.cpp - giving a body's symbols fresh names ------------===//
 
+#include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/KernelRewrites.h"
 
 namespace kfuse {
@@ -23,6 +24,40 @@ bool renameSymbols(const KernelModel &Model, const RenameMap &Names, EditSet &Ed
     if (const std::string *Name = NewName(Goto->getLabel()))
       Ok &= Edits.replaceToken(Goto->getLabelLoc(), *Name, Goto->getLabel()->getName());
   return Ok;
+}
+
+namespace {
+
+/// Whether every spelling of \p D (its declaration and its references) is
+/// file text that an edit can rename.
+bool renamable(const clang::NamedDecl *D, const KernelModel &Model, const EditSet &Edits) {
+  if (!Edits.canEdit(clang::SourceRange(D->getLocation(), D->getLocation())))
+    return false;
+  for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
+    if (Ref->getDecl() == D &&
+        !Edits.canEdit(clang::SourceRange(Ref->getLocation(), Ref->getLocation())))
+      return false;
+  return true;
+}
+
+} // namespace
+
+RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool Params,
+                     const EditSet &Edits, NameAllocator &Names) {
+  RenameMap Result;
+  auto Fresh = [&](const clang::NamedDecl *D, llvm::StringRef Fallback) {
+    std::string Name = D->getIdentifier() ? D->getName().str() : Fallback.str();
+    Result[D] = Names.allocate(Prefix + "_" + Name);
+  };
+  if (Params)
+    for (const clang::ParmVarDecl *P : Model.Params)
+      Fresh(P, "arg");
+  for (const clang::VarDecl *V : Model.Locals)
+    if (renamable(V, Model, Edits))
+      Fresh(V, "local");
+  for (const clang::LabelDecl *L : Model.Labels)
+    Fresh(L, "label");
+  return Result;
 }
 
 } // namespace kfuse

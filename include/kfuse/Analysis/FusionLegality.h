@@ -2,11 +2,13 @@
 #ifndef KFUSE_ANALYSIS_FUSIONLEGALITY_H
 #define KFUSE_ANALYSIS_FUSIONLEGALITY_H
 
+#include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
 #include "kfuse/Config/Config.h"
 
 #include "clang/Frontend/ASTUnit.h"
 
+#include <memory>
 #include <vector>
 
 namespace kfuse {
@@ -18,7 +20,14 @@ struct FusionMember {
   const KernelSpec *Spec;
   clang::ASTUnit *Unit;
   KernelModel Model;
+  /// Models of the device functions inlined into the kernel.
+  std::shared_ptr<FunctionModels> Helpers;
 };
+
+/// Whether the threads of \p Model that return early must keep arriving at
+/// its barriers: a return comes before a barrier, or the kernel returns and
+/// calls a function that synchronizes.
+bool needsExitAwareBarriers(const KernelModel &Model);
 
 /// Reports, at its source, every construct that keeps the members from being
 /// fused horizontally without deadlock, race or a change of result. Returns

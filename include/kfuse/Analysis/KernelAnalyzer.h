@@ -6,6 +6,9 @@
 
 #include "clang/Frontend/ASTUnit.h"
 
+#include <map>
+#include <memory>
+
 namespace kfuse {
 
 /// The __global__ functions defined in \p Unit outside system headers, in
@@ -15,8 +18,35 @@ std::vector<const clang::FunctionDecl *> findKernels(clang::ASTUnit &Unit);
 /// The kernel named \p Name (qualified or not), or null.
 const clang::FunctionDecl *findKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
 
+/// What a kernel name from a config finds in a file.
+struct KernelLookup {
+  /// The kernel; for a template, the instantiation the name spells
+  /// ("reduce<float, 256>").
+  const clang::FunctionDecl *Kernel = nullptr;
+  /// The template kernel the name refers to, found or not.
+  const clang::FunctionDecl *Template = nullptr;
+  /// How the file's instantiations of that template are spelled.
+  std::vector<std::string> Instantiations;
+};
+
+KernelLookup lookUpKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
+
 /// Builds the model of \p Kernel, which must have a body.
+/// Builds the model of a kernel, or of a device function to inline.
 KernelModel analyzeKernel(clang::ASTUnit &Unit, const clang::FunctionDecl &Kernel);
+
+/// Models of the device functions that get inlined into a file's kernels,
+/// each built once and read by the legality checks and the inliner.
+class FunctionModels {
+public:
+  explicit FunctionModels(clang::ASTUnit &Unit) : Unit(Unit) {}
+  /// The model of \p F's definition, which must have a body.
+  const KernelModel &of(const clang::FunctionDecl &F);
+
+private:
+  clang::ASTUnit &Unit;
+  std::map<const clang::FunctionDecl *, std::unique_ptr<KernelModel>> Models;
+};
 
 } // namespace kfuse
 

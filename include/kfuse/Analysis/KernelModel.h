@@ -33,6 +33,7 @@ struct BuiltinUse {
 enum class BarrierKind {
   SyncThreads,      ///< __syncthreads()
   SyncThreadsCount, ///< __syncthreads_count/_and/_or
+  GroupSync,        ///< cooperative_groups: block.sync() or cg::sync(block)
   Named,            ///< __barrier_sync and the NVVM barrier built-ins
 };
 
@@ -60,19 +61,50 @@ struct SharedVariable {
 /// What a called function does to the block, found through its body and the
 /// bodies of everything it calls.
 struct CalleeEffect {
-  bool ReadsThreadIndex = false; ///< threadIdx or blockDim, or their registers.
-  bool Synchronizes = false;     ///< A block barrier, in C++ or inline PTX.
-  bool Unknown = false;          ///< Somewhere a user function without a body.
+  bool ReadsBuiltins = false; ///< threadIdx, blockDim, blockIdx or gridDim, or their registers.
+  bool Synchronizes = false;  ///< A block barrier, in C++ or inline PTX.
+  bool UsesShared = false;    ///< Declares or reads __shared__ memory.
+  bool Unknown = false;       ///< Somewhere a user function without a body.
   bool CooperativeGroups = false;
-  bool touchesBlock() const { return ReadsThreadIndex || Synchronizes; }
+  bool InSystemHeader = false; ///< The callee belongs to the toolkit, not the project.
+  /// What a fused kernel must rewrite, so the call has to be inlined.
+  bool touchesBlock() const { return ReadsBuiltins || Synchronizes || UsesShared; }
+};
+
+/// Where a call stands, which decides how its inlined body replaces it.
+enum class CallPosition {
+  Statement, ///< f(a); the inlined body replaces the statement.
+  /// Inside a statement that evaluates it once, before anything else that
+  /// depends on it: T x = f(a);, x = g(f(a)) + 1;, return f(a);,
+  /// if (f(a)) ... The inlined body goes before the statement and the call
+  /// becomes the variable holding its result.
+  Hoisted,
+  Unsupported, ///< Evaluated conditionally or repeatedly; see NotHoistable.
 };
 
 struct CallSite {
   const clang::CallExpr *Call;
   const clang::FunctionDecl *Callee;
   CalleeEffect Effect;
+  CallPosition Position = CallPosition::Unsupported;
+  /// The call with the implicit conversions around it.
+  const clang::Expr *Whole = nullptr;
+  /// The statement the call stands as, or the one it is hoisted out of.
+  const clang::Stmt *Site = nullptr;
+  /// Why the call cannot be hoisted, for Unsupported.
+  const char *NotHoistable = "";
 };
 
+/// Barriers of the function's own inline PTX.
+struct AsmBarrier {
+  const clang::GCCAsmStmt *Stmt;
+  std::vector<unsigned> Ids; ///< Literal barrier ids it names.
+  /// Every barrier names a literal id other than 0 and a thread count, so it
+  /// keeps working inside a fused block once no other kernel uses its ids.
+  bool Partial = false;
+};
+
+/// A kernel, or a device function inlined into one: what its body does.
 struct KernelModel {
   const clang::FunctionDecl *Decl = nullptr;
   std::string Name; ///< Qualified name.
@@ -88,7 +120,9 @@ struct KernelModel {
   std::vector<Return> Returns;
   std::vector<SharedVariable> Shared;
   std::vector<CallSite> Calls;
-  std::vector<const clang::GCCAsmStmt *> AsmBarriers;
+  std::vector<AsmBarrier> AsmBarriers;
+  /// Calls to cooperative groups' grid-wide synchronization.
+  std::vector<const clang::CallExpr *> GridSyncs;
   /// Mutable __device__ or __constant__ variables outside the kernel that it reads or writes.
   std::vector<const clang::VarDecl *> DeviceVariables;
   /// Preprocessor branches inside the body that were not compiled.
@@ -101,6 +135,12 @@ struct KernelModel {
   /// Returns that threads may take while others of the block go on to a
   /// barrier: a barrier after the return, or in a loop around it.
   std::vector<std::pair<const Return *, const Barrier *>> returnsBeforeBarriers() const;
+  /// Whether it waits at a block barrier, itself or in a function it calls.
+  bool synchronizes() const;
+  /// Barrier ids its own inline PTX uses.
+  std::vector<unsigned> asmBarrierIds() const;
+  /// Calls whose bodies must be inlined.
+  std::vector<const CallSite *> callsToInline() const;
 };
 
 } // namespace kfuse

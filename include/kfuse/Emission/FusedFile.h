@@ -19,22 +19,35 @@ struct FusedParam {
   std::string Name;        ///< "scale_in"
 };
 
+/// How the body's barriers wait.
+enum class BarrierStyle {
+  Aligned,   ///< bar.sync: every thread of the range reaches every barrier.
+  ExitAware, ///< barrier.red: threads that returned keep arriving until all are done.
+};
+
 /// One original kernel's part of a horizontally fused kernel.
 struct FusedSection {
   std::string KernelId;   ///< The config entry.
-  std::string KernelName; ///< The original function.
+  std::string KernelName; ///< The original function (the instantiation for templates).
   std::string Origin;     ///< "file:line" of the original definition.
   ThreadRange Range;
   std::array<unsigned, 3> Block{1, 1, 1}; ///< The block shape this part runs as.
   std::array<unsigned, 3> OriginalBlock{1, 1, 1};
   bool Resizable = false;
-  bool UsesDynamicShared = false;
   std::vector<FusedParam> Params;
-  std::string LaunchName;    ///< The launcher's kfuse_launch parameter for this kernel.
-  std::string ThreadIdxName; ///< Empty when the body never reads threadIdx.
-  std::string BlockDimName;  ///< Empty when the body never reads blockDim.
-  std::string EndLabel;      ///< Empty when the body never returns early.
-  std::string Body;          ///< The rewritten body, braces included.
+  std::string LaunchName; ///< The launcher's kfuse_launch parameter for this kernel.
+  std::string GridName;   ///< The fused kernel's parameter holding this kernel's grid.
+  /// The fused kernel's parameter holding the byte offset of this kernel's
+  /// dynamic shared memory; empty when it has none.
+  std::string SharedOffsetName;
+  unsigned SharedAlign = 16; ///< Alignment of that region.
+  bool UsesThreadIdx = false, UsesBlockDim = false, UsesBlockIdx = false, UsesGridDim = false;
+  BarrierStyle Barriers = BarrierStyle::Aligned;
+  /// Declarations before the body: template arguments, namespaces, dynamic
+  /// shared memory declared outside the kernel, barriers inside macros.
+  std::vector<std::string> Declarations;
+  std::string EndLabel; ///< Empty when the body never returns early.
+  std::string Body;     ///< The rewritten body, braces included.
 };
 
 struct FusedKernel {

@@ -28,6 +28,8 @@ struct PartitionMember {
   unsigned BlockThreads = 0; ///< Threads of the block it was written for.
   bool Resizable = false;    ///< Correct for any 1-D block size.
   bool UsesBarriers = false;
+  /// Barrier ids the kernel's own inline PTX uses; no kernel gets them.
+  std::vector<unsigned> ReservedBarrierIds;
 };
 
 struct PartitionRequest {

@@ -12,6 +12,7 @@
 #include "clang/Frontend/ASTUnit.h"
 
 #include <map>
+#include <tuple>
 #include <string>
 
 namespace kfuse {
@@ -24,10 +25,15 @@ public:
 
   /// Replaces the token at \p Loc; \p What names it in a diagnostic.
   bool replaceToken(clang::SourceLocation Loc, llvm::StringRef Text, llvm::StringRef What);
-  /// Replaces the tokens of \p Range.
+  /// Replaces the tokens of \p Range. Edits inside it made before or after
+  /// are dropped when the text is put together.
   bool replaceRange(clang::SourceRange Range, llvm::StringRef Text, llvm::StringRef What);
+  /// Replaces statement \p S together with the semicolon that ends it.
+  bool replaceStatement(const clang::Stmt &S, llvm::StringRef Text, llvm::StringRef What);
+  /// Whether the tokens of \p Range are characters of a file that an edit can replace.
+  bool canEdit(clang::SourceRange Range) const;
 
-  /// The text of \p Range with every edit applied.
+  /// The text of \p Range with the edits inside it applied.
   std::string rewrittenText(clang::SourceRange Range) const;
 
 private:
@@ -35,12 +41,16 @@ private:
     clang::CharSourceRange Range;
     std::string Text;
   };
-  bool add(clang::SourceRange Range, clang::SourceLocation At, llvm::StringRef Text,
+  using Key = std::tuple<unsigned, unsigned, unsigned>; // File, begin and end offsets.
+
+  clang::CharSourceRange fileRange(clang::SourceRange Range) const;
+  bool add(clang::CharSourceRange File, clang::SourceLocation At, llvm::StringRef Text,
            llvm::StringRef What);
+  Key keyOf(clang::CharSourceRange File) const;
 
   clang::ASTUnit &Unit;
   Reporter &Diags;
-  std::map<std::pair<unsigned, unsigned>, Edit> Edits; // By file and offset.
+  std::map<Key, Edit> Edits;
 };
 
 } // namespace kfuse

@@ -1,44 +1,104 @@
 //===- KernelRewrites.h - the rewrites of one kernel's body -----*- C++ -*-===//
 //
-// Each rewrite does one thing to a kernel's body, reading the kernel model
-// and adding edits. Each returns false after reporting what it cannot
-// rewrite.
+// Each rewrite does one thing to a function body, reading its model and
+// adding edits; the body rewriter runs them over a kernel's body and over
+// the body of every device function inlined into it. Each returns false
+// after reporting what it cannot rewrite.
+//
+// threadIdx, blockDim, blockIdx and gridDim need no edits: the section that
+// holds the body declares the kernel's own view of them under those names.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TRANSFORMS_KERNELREWRITES_H
 #define KFUSE_TRANSFORMS_KERNELREWRITES_H
 
+#include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
+#include "kfuse/Emission/FusedFile.h"
 #include "kfuse/Transforms/EditSet.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace kfuse {
 
-/// New names for the kernel's parameters, locals and labels.
+class NameAllocator;
+class Reporter;
+
+/// New names for a function's parameters, locals and labels.
 using RenameMap = std::map<const clang::NamedDecl *, std::string>;
 
-/// Renames declarations and every reference to them, so that the bodies of
-/// several kernels and their parameters can share one function.
+/// What the rewrites of one kernel's part share: the kernel's body and the
+/// bodies inlined into it alike.
+struct SectionContext {
+  std::string KernelName;
+  unsigned BarrierId = 0;
+  unsigned BarrierCount = 0;
+  BarrierStyle Style = BarrierStyle::Aligned;
+  /// Expression for the start of the kernel's dynamic shared memory.
+  std::string DynamicShared;
+  clang::ASTUnit &Unit;
+  FunctionModels &Helpers;
+  NameAllocator &Names;
+  Reporter &Diags;
+
+  // Found while rewriting, for the section's declarations.
+  std::set<BuiltinVar> Builtins;
+  /// Barrier functions called inside macro bodies, which the section
+  /// shadows because no edit can reach them.
+  std::set<std::string> BarriersInMacros;
+  /// Dynamic shared arrays declared outside the kernel: name and element type.
+  std::map<std::string, std::string> FileScopeDynamicShared;
+  unsigned DynamicSharedAlign = 16;
+  bool UsesDynamicShared = false;
+  unsigned InlinedCalls = 0;
+};
+
+/// The text that waits at the kernel's barrier in place of a call to
+/// \p Callee; for the _count/_and/_or forms, the function to call instead.
+std::string partialBarrier(const SectionContext &Ctx, llvm::StringRef Callee);
+
+/// Renames declarations and every reference to them.
 bool renameSymbols(const KernelModel &Model, const RenameMap &Names, EditSet &Edits);
 
-/// Points threadIdx and blockDim at the variables that hold the kernel's own
-/// position in its thread range. blockIdx and gridDim stay: the fused grid is
-/// the kernels' common grid.
-bool rewriteThreadIndices(const KernelModel &Model, const std::string &ThreadIdxName,
-                          const std::string &BlockDimName, EditSet &Edits);
+/// Fresh names for the parameters (when \p Params), locals and labels of a
+/// body. A local whose name a macro body spells keeps it.
+RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool Params,
+                     const EditSet &Edits, NameAllocator &Names);
 
-/// The PTX statement that waits for \p Count threads at barrier \p Id.
-std::string partialBarrier(unsigned Id, unsigned Count);
+/// Turns each block barrier into a barrier over the kernel's range.
+bool rewriteBarriers(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);
 
-/// Turns each __syncthreads() into a partial barrier over the kernel's range.
-bool rewriteBarriers(const KernelModel &Model, unsigned BarrierId, unsigned Count,
-                     EditSet &Edits);
+/// Points extern __shared__ arrays at the kernel's own region.
+bool rewriteDynamicShared(const KernelModel &Model, const RenameMap &Names, SectionContext &Ctx,
+                          EditSet &Edits);
 
-/// Turns each return into a jump to \p EndLabel at the end of the kernel's
-/// part, so threads go on to the other kernels' parts and the launcher's end.
-bool rewriteReturns(const KernelModel &Model, const std::string &EndLabel, EditSet &Edits);
+/// using T = float; and constexpr int N = 256; for the template arguments of
+/// \p F, one per line; empty when \p F is no template instantiation.
+std::string templateArgumentDeclarations(const clang::FunctionDecl &F);
+
+/// What a return becomes.
+struct ReturnPlan {
+  std::string EndLabel;   ///< Where a return jumps.
+  std::string ResultName; ///< Where a returned value goes; empty to drop it.
+  /// Statements that must run before a return's value is read: calls inlined
+  /// out of it.
+  std::map<const clang::ReturnStmt *, std::string> Prefixes;
+};
+
+/// Turns each return into a jump to the end of the body.
+bool rewriteReturns(const KernelModel &Model, const ReturnPlan &Plan, EditSet &Edits);
+
+/// The body of \p Model (a kernel or a function being inlined) with every
+/// rewrite applied and every call that touches the block inlined. \p Renames
+/// holds the names its parameters get; its locals and labels get fresh names
+/// that start with \p Prefix. \p Inlining lists the functions being inlined.
+std::optional<std::string> rewriteBody(const KernelModel &Model, const std::string &Prefix,
+                                       RenameMap Renames, ReturnPlan &Returns, SectionContext &Ctx,
+                                       std::vector<const clang::FunctionDecl *> &Inlining);
 
 } // namespace kfuse
 

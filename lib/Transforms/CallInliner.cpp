@@ -1,0 +1,215 @@
+//===- CallInliner.cpp - rewriting a body and inlining what it calls ------===//
+//
+// A device function that reads the built-in variables, synchronizes or uses
+// shared memory would act on the whole fused block if it stayed a call, so
+// its body is copied into the caller: parameters become fresh locals bound
+// to the arguments, returns store the value and jump to the end of the
+// copy, and its own calls are inlined the same way. The copy lands inside
+// the kernel's section, where the section's declarations give it the
+// kernel's view of the block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Transforms/HorizontalFuser.h"
+#include "kfuse/Transforms/KernelRewrites.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+namespace kfuse {
+namespace {
+
+std::string print(clang::QualType T, const clang::ASTContext &AST, const std::string &Name = "") {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  T.print(OS, AST.getPrintingPolicy(), Name);
+  return Out;
+}
+
+std::string origin(const clang::FunctionDecl &F) {
+  const clang::SourceManager &SM = F.getASTContext().getSourceManager();
+  clang::SourceLocation Loc = SM.getExpansionLoc(F.getLocation());
+  return llvm::sys::path::filename(SM.getFilename(Loc)).str() + ":" +
+         std::to_string(SM.getExpansionLineNumber(Loc));
+}
+
+} // namespace
+
+std::string templateArgumentDeclarations(const clang::FunctionDecl &F) {
+  const clang::FunctionTemplateDecl *Template = F.getPrimaryTemplate();
+  const clang::TemplateArgumentList *Args = F.getTemplateSpecializationArgs();
+  if (!Template || !Args)
+    return "";
+  const clang::ASTContext &AST = F.getASTContext();
+  const clang::TemplateParameterList *Params = Template->getTemplateParameters();
+  std::string Text;
+  for (unsigned I = 0; I < Params->size() && I < Args->size(); ++I) {
+    const clang::NamedDecl *P = Params->getParam(I);
+    const clang::TemplateArgument &A = Args->get(I);
+    if (!P->getIdentifier())
+      continue;
+    if (A.getKind() == clang::TemplateArgument::Type)
+      Text += "using " + P->getName().str() + " = " + print(A.getAsType(), AST) + ";\n";
+    else if (A.getKind() == clang::TemplateArgument::Integral)
+      Text += "constexpr " + print(A.getIntegralType(), AST, P->getName().str()) + " = " +
+              llvm::toString(A.getAsIntegral(), 10) + ";\n";
+  }
+  return Text;
+}
+
+namespace {
+
+/// Rewrites one body; inlines the calls in it through further instances.
+class BodyRewriter {
+public:
+  BodyRewriter(const KernelModel &Model, std::string Prefix, RenameMap Renames,
+               ReturnPlan &Returns, SectionContext &Ctx,
+               std::vector<const clang::FunctionDecl *> &Inlining)
+      : Model(Model), Prefix(std::move(Prefix)), Renames(std::move(Renames)), Returns(Returns),
+        Ctx(Ctx),
+        Inlining(Inlining), Edits(Ctx.Unit, Ctx.Diags),
+        AST(Ctx.Unit.getASTContext()) {}
+
+  std::optional<std::string> run() {
+    for (const BuiltinUse &U : Model.Builtins)
+      Ctx.Builtins.insert(U.Var);
+    RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Edits, Ctx.Names);
+    Renames.insert(Locals.begin(), Locals.end());
+    bool Ok = renameSymbols(Model, Renames, Edits);
+    Ok &= rewriteBarriers(Model, Ctx, Edits);
+    Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);
+    for (const CallSite *C : Model.callsToInline())
+      Ok &= inlineCall(*C);
+    Ok &= placeHoisted();
+    Ok &= rewriteReturns(Model, Returns, Edits);
+    if (!Ok)
+      return std::nullopt;
+    return Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
+  }
+
+private:
+  const KernelModel &Model;
+  std::string Prefix; ///< Of fresh names.
+  RenameMap Renames;
+  ReturnPlan &Returns;
+  SectionContext &Ctx;
+  std::vector<const clang::FunctionDecl *> &Inlining;
+  EditSet Edits;
+  const clang::ASTContext &AST;
+
+  std::string argumentText(const clang::CallExpr &Call, unsigned I,
+                           const clang::ParmVarDecl &Param) {
+    const clang::Expr *Arg = I < Call.getNumArgs() ? Call.getArg(I) : nullptr;
+    if (Arg && !llvm::isa<clang::CXXDefaultArgExpr>(Arg))
+      return Edits.rewrittenText(Arg->getSourceRange());
+    const clang::Expr *Default = Param.getDefaultArg();
+    clang::CharSourceRange Range = clang::Lexer::makeFileCharRange(
+        clang::CharSourceRange::getTokenRange(Default->getSourceRange()),
+        Ctx.Unit.getSourceManager(), Ctx.Unit.getLangOpts());
+    return clang::Lexer::getSourceText(Range, Ctx.Unit.getSourceManager(),
+                                       Ctx.Unit.getLangOpts())
+        .str();
+  }
+
+  /// The callee's body as a block: bound parameters, its rewritten body and
+  /// the label its returns jump to.
+  std::optional<std::string> inlinedBlock(const CallSite &C, const std::string &Result) {
+    const clang::FunctionDecl &Callee = *C.Callee->getDefinition();
+    const KernelModel &CalleeModel = Ctx.Helpers.of(Callee);
+    std::string Name = Callee.getName().str();
+    RenameMap CalleeNames;
+    std::string Text = "{\n// Inlined '" + Callee.getQualifiedNameAsString() + "' (" +
+                       origin(Callee) + ").\n";
+    for (unsigned I = 0; I < Callee.getNumParams(); ++I) {
+      const clang::ParmVarDecl *P = Callee.getParamDecl(I);
+      std::string Fresh =
+          Ctx.Names.allocate(Name + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
+      CalleeNames[P] = Fresh;
+      Text += print(P->getType(), AST, Fresh) + " = " + argumentText(*C.Call, I, *P) + ";\n";
+    }
+    Text += templateArgumentDeclarations(Callee);
+    ReturnPlan CalleeReturns;
+    CalleeReturns.EndLabel = Ctx.Names.allocate(Name + "_end");
+    CalleeReturns.ResultName = Result;
+    Inlining.push_back(&Callee);
+    std::optional<std::string> Body =
+        BodyRewriter(CalleeModel, Name, CalleeNames, CalleeReturns, Ctx, Inlining).run();
+    Inlining.pop_back();
+    if (!Body)
+      return std::nullopt;
+    ++Ctx.InlinedCalls;
+    if (CalleeModel.Returns.empty())
+      return Text + *Body + "\n}";
+    return Text + *Body + "\n" + CalleeReturns.EndLabel + ":;\n}";
+  }
+
+  /// Inlined bodies to put before each statement that calls were hoisted out of.
+  std::map<const clang::Stmt *, std::string> Hoisted;
+
+  bool inlineCall(const CallSite &C) {
+    const clang::FunctionDecl &Callee = *C.Callee->getDefinition();
+    if (std::find(Inlining.begin(), Inlining.end(), &Callee) != Inlining.end())
+      return false; // Reported by the legality checks.
+    std::string What = Callee.getName().str();
+    if (C.Position == CallPosition::Statement) {
+      std::optional<std::string> Block = inlinedBlock(C, "");
+      return Block && Edits.replaceStatement(*C.Site, *Block, What);
+    }
+    clang::QualType ResultType = Callee.getReturnType();
+    bool Void = ResultType->isVoidType();
+    std::string Result = Void ? "" : Ctx.Names.allocate(Callee.getName().str() + "_result");
+    // The call becomes the variable, read where the call stood.
+    bool Ok = Edits.replaceRange(C.Whole->getSourceRange(), Void ? "(void)0" : Result, What);
+    std::optional<std::string> Block = inlinedBlock(C, Result);
+    if (!Block || !Ok)
+      return false;
+    Hoisted[C.Site] += (Void ? "" : print(ResultType, AST, Result) + ";\n") + *Block + "\n";
+    return true;
+  }
+
+  /// Puts the hoisted bodies before their statements, inner statements first
+  /// so that an outer one's text includes them.
+  bool placeHoisted() {
+    std::vector<std::pair<const clang::Stmt *, std::string>> Sites(Hoisted.begin(), Hoisted.end());
+    const clang::SourceManager &SM = Ctx.Unit.getSourceManager();
+    auto Length = [&](const clang::Stmt *S) {
+      clang::SourceRange R = S->getSourceRange();
+      return SM.getFileOffset(SM.getExpansionLoc(R.getEnd())) -
+             SM.getFileOffset(SM.getExpansionLoc(R.getBegin()));
+    };
+    std::stable_sort(Sites.begin(), Sites.end(),
+                     [&](const auto &A, const auto &B) { return Length(A.first) < Length(B.first); });
+    bool Ok = true;
+    for (const auto &[Site, Prefix] : Sites) {
+      if (const auto *Return = llvm::dyn_cast<clang::ReturnStmt>(Site)) {
+        Returns.Prefixes[Return] = Prefix;
+        continue;
+      }
+      std::string Text = Edits.rewrittenText(Site->getSourceRange());
+      if (llvm::isa<clang::DeclStmt>(Site)) {
+        // The declared name must stay visible after it, so no braces.
+        Ok &= Edits.replaceRange(Site->getSourceRange(), Prefix + Text, "statement");
+        continue;
+      }
+      if (!Text.empty() && Text.back() != '}' && Text.back() != ';')
+        Text += ";";
+      Ok &= Edits.replaceStatement(*Site, "{\n" + Prefix + Text + "\n}", "statement");
+    }
+    return Ok;
+  }
+};
+
+} // namespace
+
+std::optional<std::string> rewriteBody(const KernelModel &Model, const std::string &Prefix,
+                                       RenameMap Renames, ReturnPlan &Returns, SectionContext &Ctx,
+                                       std::vector<const clang::FunctionDecl *> &Inlining) {
+  return BodyRewriter(Model, Prefix, std::move(Renames), Returns, Ctx, Inlining).run();
+}
+
+} // namespace kfuse
