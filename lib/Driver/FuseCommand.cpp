@@ -193,9 +193,26 @@ private:
                                  M.Model.synchronizes(), M.Model.asmBarrierIds()});
     PartitionResult Plan = planPartition(Request);
     Diags.report(Plan.Problems, C.Path);
-    if (!Plan.Plan)
+    if (!Plan.Plan || !respectsLaunchBounds(Members, *Plan.Plan))
       return std::nullopt;
     return fuseHorizontally(F.Name, Members, *Plan.Plan, Names, Diags);
+  }
+
+  /// A kernel compiled for at most N threads per block may use more
+  /// registers per thread than a larger range can get.
+  bool respectsLaunchBounds(const std::vector<FusionMember> &Members, const PartitionPlan &Plan) {
+    bool Ok = true;
+    for (size_t I = 0; I < Members.size(); ++I) {
+      const KernelModel &Model = Members[I].Model;
+      unsigned Size = Plan.Ranges[I].Size;
+      if (Model.LaunchBoundsMaxThreads && Size > *Model.LaunchBoundsMaxThreads) {
+        Diags.report(Model.Decl->getLocation(), Members[I].Unit->getSourceManager(),
+                     ID::LaunchBoundsExceeded)
+            << Model.Name << Size << *Model.LaunchBoundsMaxThreads;
+        Ok = false;
+      }
+    }
+    return Ok;
   }
 
   /// One preamble per input file, in the order the config names them.
