@@ -208,11 +208,18 @@ return static_cast<int>(result);
 // A barrier of a kernel whose threads may return before it. Threads that
 // returned wait in kfuse_exit_barrier, arriving with "done"; the barrier
 // releases everyone, and only when every thread arrives done do they leave.
+// Every arrival runs the one barrier instruction below, so threads that
+// returned and threads that did not wait at the same place.
+[[maybe_unused]] static __device__ __noinline__ unsigned kfuse_exit_aware_arrive(unsigned id, unsigned count, unsigned done) {
+unsigned all_done;
+asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\tbarrier.red.and.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}" : "=r"(all_done) : "r"(done), "r"(id), "r"(count) : "memory");
+return all_done;
+}
 template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_exit_aware_barrier() {
-(void)kfuse_syncthreads_and<Id, Count>(0);
+(void)kfuse_exit_aware_arrive(Id, Count, 0u);
 }
 template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_exit_barrier() {
-while (!kfuse_syncthreads_and<Id, Count>(1)) {
+while (!kfuse_exit_aware_arrive(Id, Count, 1u)) {
 }
 }
 #endif

@@ -18,11 +18,11 @@ int count_refused_launches(const Buffers &b) {
   int refused = 0;
   kfuse_launch ok{dim3(b.grid), dim3(512), 0};
   kfuse_launch two_d{dim3(b.grid), dim3(256, 2), 0};
-  kfuse_launch other_grid{dim3(b.grid + 1), dim3(512), 0};
+  kfuse_launch no_blocks{dim3(0), dim3(512), 0};
   kfuse_launch hist_128{dim3(b.grid), dim3(128), 0};
   refused += sumsq_hash_launch(two_d, b.in, b.sums, b.rows, b.cols, ok, b.keys, b.hashes, b.n,
                                b.rounds) == cudaErrorInvalidConfiguration;
-  refused += sumsq_hash_launch(ok, b.in, b.sums, b.rows, b.cols, other_grid, b.keys, b.hashes,
+  refused += sumsq_hash_launch(ok, b.in, b.sums, b.rows, b.cols, no_blocks, b.keys, b.hashes,
                                b.n, b.rounds) == cudaErrorInvalidConfiguration;
   refused += hist_hash_launch(hist_128, b.bytes, b.bins, b.nbytes, ok, b.keys, b.hashes, b.n,
                               b.rounds) == cudaErrorInvalidConfiguration;

@@ -1,0 +1,29 @@
+// Buffers and launches shared by the legacy check's translation units: the
+// original kernels and the fused file define the same helpers, so each
+// lives in a file of its own.
+#pragma once
+#include <cuda_runtime.h>
+
+struct LegacyBuffers {
+  int width, height;       // transpose: in is height x width
+  const float *matrix;     // height x width
+  float *transposed;       // width x height
+  int n;                   // smooth3, window_max, axpy, count_positive
+  const float *signal;     // n
+  float *smoothed, *maxima;
+  int radius;
+  int *segments;           // n ints, reversed in place
+  float a;
+  const float *x;
+  float *y;                // n, updated in place
+  const int *values;       // n
+  int *counts;             // ceil(n / 128)
+  int rows, cols;          // row_norms
+  float *norms;            // rows
+  int norm_grid;           // blocks striding over the rows
+};
+
+void run_legacy_originals(const LegacyBuffers &b);
+cudaError_t run_legacy_transpose_smooth(const LegacyBuffers &b);
+cudaError_t run_legacy_reverse_window(const LegacyBuffers &b);
+cudaError_t run_legacy_axpy_positive_norms(const LegacyBuffers &b);
