@@ -460,13 +460,10 @@ private:
       } else if (isa<LambdaExpr>(Parent)) {
         Site.NotHoistable = "it is inside a lambda";
         return;
-      } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
-        if (For->getInit() != Child) {
-          Site.NotHoistable = "a loop evaluates it again on every iteration";
-          return;
-        }
-        return hoist(Site, For);
-      } else if (isa<WhileStmt, DoStmt>(Parent)) {
+      } else if (isa<ForStmt, WhileStmt, DoStmt>(Parent)) {
+        const auto *For = dyn_cast<ForStmt>(Parent);
+        if (For && For->getInit() == Child)
+          return hoist(Site, For);
         Site.NotHoistable = "a loop evaluates it again on every iteration";
         return;
       } else if (isa<IfStmt, SwitchStmt, ReturnStmt>(Parent)) {

@@ -20,18 +20,21 @@ std::string threadRange(const ThreadRange &R) {
   return "[" + std::to_string(R.Begin) + ", " + std::to_string(R.end()) + ")";
 }
 
-void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K) {
+/// The fused kernel's parameters, as declarations or (with \p Launch) as
+/// the launcher's arguments: per kernel its own, its grid, its shared
+/// memory offset.
+void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch) {
   bool First = true;
-  auto Param = [&](const std::string &Declaration) {
-    OS << (First ? "" : ", ") << Declaration;
+  auto Item = [&](const std::string &Text) {
+    OS << (First ? "" : ", ") << Text;
     First = false;
   };
   for (const FusedSection &S : K.Sections) {
     for (const FusedParam &P : S.Params)
-      Param(P.Declaration);
-    Param("const dim3 " + S.GridName);
+      Item(Launch ? P.Name : P.Declaration);
+    Item(Launch ? S.LaunchName + ".grid" : "const dim3 " + S.GridName);
     if (!S.SharedOffsetName.empty())
-      Param("const unsigned " + S.SharedOffsetName);
+      Item(Launch ? S.SharedOffsetName : "const unsigned " + S.SharedOffsetName);
   }
 }
 
@@ -94,7 +97,7 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
      << " kernels side by side in blocks of " << K.BlockThreads
      << " threads; fused block b runs block b of each kernel whose grid has it.\n";
   OS << "__global__ void __launch_bounds__(" << K.BlockThreads << ") " << K.KernelName << "(";
-  printKernelParams(OS, K);
+  printKernelParams(OS, K, /*Launch=*/false);
   OS << ") {\n";
   OS << "const unsigned kfuse_tid = threadIdx.x;\n";
   OS << "const unsigned kfuse_block = blockIdx.x;\n";
@@ -169,18 +172,7 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K) {
      << "if (err != cudaSuccess) return err;\n}\n";
   OS << K.KernelName << "<<<dim3(static_cast<unsigned>(kfuse_blocks)), dim3(" << K.BlockThreads
      << "u), kfuse_shared_bytes, stream>>>(";
-  bool FirstArg = true;
-  auto Arg = [&](const std::string &A) {
-    OS << (FirstArg ? "" : ", ") << A;
-    FirstArg = false;
-  };
-  for (const FusedSection &S : K.Sections) {
-    for (const FusedParam &P : S.Params)
-      Arg(P.Name);
-    Arg(S.LaunchName + ".grid");
-    if (!S.SharedOffsetName.empty())
-      Arg(S.SharedOffsetName);
-  }
+  printKernelParams(OS, K, /*Launch=*/true);
   OS << ");\n";
   OS << "return cudaGetLastError();\n}\n\n";
 }

@@ -142,7 +142,6 @@ private:
     Inlining.pop_back();
     if (!Body)
       return std::nullopt;
-    ++Ctx.InlinedCalls;
     if (CalleeModel.Returns.empty())
       return Text + *Body + "\n}";
     return Text + *Body + "\n" + CalleeReturns.EndLabel + ":;\n}";

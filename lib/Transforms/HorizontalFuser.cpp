@@ -109,7 +109,7 @@ public:
     if (!Model.Returns.empty())
       Returns.EndLabel = S.EndLabel = Names.allocate(Prefix + "_end");
 
-    SectionContext Ctx{Model.Name, Range.BarrierId, Range.Size, S.Barriers,
+    SectionContext Ctx{Range.BarrierId, Range.Size, S.Barriers,
                        "kfuse_dynamic_shared + " + SharedOffset, *M.Unit, *M.Helpers, Names,
                        Diags};
     std::vector<const clang::FunctionDecl *> Inlining{Model.Decl};

@@ -109,7 +109,8 @@ private:
   }
 
   /// A helper with external linkage would be defined twice once the fused
-  /// file links beside the original.
+  /// file links beside the original; [[maybe_unused]] because inlining may
+  /// leave it uncalled.
   void makeInternal(const FunctionDecl &F) {
     if (!F.isThisDeclarationADefinition() || F.isInlined() || isa<CXXMethodDecl>(F) ||
         F.getStorageClass() == SC_Static || !F.isExternallyVisible())

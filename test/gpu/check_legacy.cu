@@ -2,6 +2,7 @@
 // original kernels produce on the same fresh random inputs. Outputs are
 // poisoned and in-place buffers restored before each run.
 #include "legacy_harness.h"
+#include "check_util.h"
 
 #include <cmath>
 #include <cstdio>
@@ -10,25 +11,11 @@
 #include <random>
 #include <vector>
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));              \
-      std::exit(2);                                                                                \
-    }                                                                                              \
-  } while (0)
-
 template <typename T> T *upload(const std::vector<T> &h) {
   T *d;
   CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
   CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
-}
-template <typename T> std::vector<T> download(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
 }
 
 struct Outputs {

@@ -4,6 +4,7 @@
 // must match exactly; row sums of squares within a relative 1e-5 (a resized
 // block may add in another order).
 #include "harness.h"
+#include "check_util.h"
 
 #include <cmath>
 #include <cstdio>
@@ -11,21 +12,6 @@
 #include <cstring>
 #include <random>
 #include <vector>
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));              \
-      std::exit(2);                                                                                \
-    }                                                                                              \
-  } while (0)
-
-template <typename T> std::vector<T> download(const T *d, size_t n) {
-  std::vector<T> h(n);
-  CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
 
 struct Device {
   Buffers b{};

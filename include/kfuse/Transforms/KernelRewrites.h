@@ -34,7 +34,6 @@ using RenameMap = std::map<const clang::NamedDecl *, std::string>;
 /// What the rewrites of one kernel's part share: the kernel's body and the
 /// bodies inlined into it alike.
 struct SectionContext {
-  std::string KernelName;
   unsigned BarrierId = 0;
   unsigned BarrierCount = 0;
   BarrierStyle Style = BarrierStyle::Aligned;
@@ -46,15 +45,14 @@ struct SectionContext {
   Reporter &Diags;
 
   // Found while rewriting, for the section's declarations.
-  std::set<BuiltinVar> Builtins;
+  std::set<BuiltinVar> Builtins{};
   /// Barrier functions called inside macro bodies, which the section
   /// shadows because no edit can reach them.
-  std::set<std::string> BarriersInMacros;
+  std::set<std::string> BarriersInMacros{};
   /// Dynamic shared arrays declared outside the kernel: name and element type.
-  std::map<std::string, std::string> FileScopeDynamicShared;
+  std::map<std::string, std::string> FileScopeDynamicShared{};
   unsigned DynamicSharedAlign = 16;
   bool UsesDynamicShared = false;
-  unsigned InlinedCalls = 0;
 };
 
 /// The text that waits at the kernel's barrier in place of a call to
