@@ -1,5 +1,5 @@
 // Legacy-style kernels that kfuse fuses with configs/legacy.yaml: a 2-D tiled
-// transpose, a stencil whose tail threads return before a barrier, a
+// transpose, a stencil and a scan whose tail threads return before barriers, a
 // reduction whose barriers live in a helper from a project header, two
 // kernels with dynamic shared memory, a template kernel in a namespace and a
 // barrier reduction. Written for this project.
@@ -42,6 +42,24 @@ __global__ void smooth3(const float *in, float *out, int n) {
     s[threadIdx.x + 2] = i + 1 < n ? in[i + 1] : 0.0f;
   __syncthreads();
   out[i] = (s[threadIdx.x] + s[threadIdx.x + 1] + s[threadIdx.x + 2]) / 3.0f;
+}
+
+// Inclusive prefix sum of each block-sized segment in log2(256) steps;
+// threads past the end return before the first of its many barriers.
+__global__ void segment_scan(const int *in, int *out, int n) {
+  __shared__ int s[256];
+  int i = blockIdx.x * 256 + threadIdx.x;
+  if (i >= n)
+    return;
+  s[threadIdx.x] = in[i];
+  __syncthreads();
+  for (int d = 1; d < 256; d *= 2) {
+    int v = threadIdx.x >= d ? s[threadIdx.x - d] : 0; // Lower threads never returned.
+    __syncthreads();
+    s[threadIdx.x] += v;
+    __syncthreads();
+  }
+  out[i] = s[threadIdx.x];
 }
 
 // Euclidean norm of each row; blocks of 256 stride over the rows.

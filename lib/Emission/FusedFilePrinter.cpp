@@ -38,12 +38,6 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
   }
 }
 
-std::string barrierCall(const FusedSection &S, const std::string &Form) {
-  std::string Args = "<" + std::to_string(S.Range.BarrierId) + ", " +
-                     std::to_string(S.Range.Size) + ">";
-  return Form + Args;
-}
-
 /// The kernel's own view of the block and the grid, under the built-in
 /// names, so its body, its macros and the helpers inlined into it read them
 /// unchanged.
@@ -66,6 +60,13 @@ void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
        << ".x % " << G << ".y, kfuse_block / (" << G << ".x * " << G << ".y));\n";
   if (S.UsesGridDim)
     OS << "const dim3 gridDim = " << G << ";\n";
+  if (S.Barriers == BarrierStyle::ExitAware) {
+    OS << "__shared__ unsigned " << S.ExitCounters << "[3];\n";
+    OS << "kfuse_exit_aware_barrier<" << S.Range.BarrierId << ", " << S.Range.Size << "> "
+       << S.ExitAwareBarrier << "{" << S.ExitCounters << ", kfuse_tid == " << S.Range.Begin
+       << "u, 0u};\n";
+    OS << S.ExitAwareBarrier << ".start();\n";
+  }
   for (const std::string &D : S.Declarations)
     OS << D << "\n";
 }
@@ -88,7 +89,7 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   if (!S.EndLabel.empty())
     OS << S.EndLabel << ":;\n";
   if (S.Barriers == BarrierStyle::ExitAware)
-    OS << barrierCall(S, "kfuse_exit_barrier") << "();\n";
+    OS << S.ExitAwareBarrier << ".finish();\n";
   OS << "}\n";
 }
 
@@ -197,23 +198,42 @@ unsigned result;
 asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbarrier.red.or.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}" : "=r"(result) : "r"(predicate), "n"(Id), "n"(Count) : "memory");
 return static_cast<int>(result);
 }
-// A barrier of a kernel whose threads may return before it. Threads that
-// returned wait in kfuse_exit_barrier, arriving with "done"; the barrier
-// releases everyone, and only when every thread arrives done do they leave.
-// Every arrival runs the one barrier instruction below, so threads that
-// returned and threads that did not wait at the same place.
-[[maybe_unused]] static __device__ __noinline__ unsigned kfuse_exit_aware_arrive(unsigned id, unsigned count, unsigned done) {
-unsigned all_done;
-asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\tbarrier.red.and.pred q, %2, %3, p;\n\tselp.u32 %0, 1, 0, q;\n\t}" : "=r"(all_done) : "r"(done), "r"(id), "r"(count) : "memory");
-return all_done;
+// The barrier of a kernel whose threads may return before it. A thread that
+// is done (it returned or reached the end) waits in finish(), arriving at
+// each phase of the barrier beside the live threads; exited[p % 3] counts
+// the arrivals from finish() at phase p, and the phase at which all Count
+// arrivals come from finish() is the last. Every arrival is a plain
+// barrier.sync, which threads may reach from different places.
+template <unsigned Id, unsigned Count> struct kfuse_exit_aware_barrier {
+volatile unsigned *exited; // Three counters in shared memory.
+bool leader; // The range's first thread, which arrives at every phase.
+unsigned phase;
+__device__ __forceinline__ void wait() {
+asm volatile("barrier.sync %0, %1;" ::"n"(Id), "n"(Count) : "memory");
 }
-template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_exit_aware_barrier() {
-(void)kfuse_exit_aware_arrive(Id, Count, 0u);
+// Before the first phase, so that the counters start at zero.
+__device__ __forceinline__ void start() {
+if (leader) exited[0] = exited[1] = exited[2] = 0u;
+wait();
 }
-template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_exit_barrier() {
-while (!kfuse_exit_aware_arrive(Id, Count, 1u)) {
+// The counter of phase p + 1 was last read before phase p - 1 completed.
+__device__ __forceinline__ void clear_next() {
+if (leader) exited[(phase + 1u) % 3u] = 0u;
+}
+__device__ __forceinline__ void sync() {
+clear_next();
+wait();
+++phase;
+}
+__device__ __forceinline__ void finish() {
+for (bool all_done = false; !all_done; ++phase) {
+clear_next();
+atomicAdd(const_cast<unsigned *>(exited + phase % 3u), 1u);
+wait();
+all_done = exited[phase % 3u] == Count;
 }
 }
+};
 #endif
 
 )";

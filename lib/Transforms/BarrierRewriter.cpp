@@ -4,7 +4,8 @@
 // have arrived at barrier ID, so a kernel given its own id and its range's
 // size waits only for its own threads. Like __syncthreads() it orders the
 // memory accesses of the threads that take part. The _count/_and/_or forms
-// map to barrier.red over the same id and count.
+// map to barrier.red over the same id and count. Where threads may return
+// before a barrier, it is the section's kfuse_exit_aware_barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +29,7 @@ std::string partialBarrier(const SectionContext &Ctx, llvm::StringRef Callee) {
   if (Callee.starts_with("__syncthreads_"))
     return reductionBarrier(Ctx, Callee);
   if (Ctx.Style == BarrierStyle::ExitAware)
-    return "kfuse_exit_aware_barrier" + templateArgs(Ctx) + "()";
+    return Ctx.ExitAwareBarrier + ".sync()";
   return "asm volatile(\"bar.sync " + std::to_string(Ctx.BarrierId) + ", " +
          std::to_string(Ctx.BarrierCount) + ";\" ::: \"memory\")";
 }

@@ -71,7 +71,7 @@ std::vector<std::string> namespaceDirectives(const clang::FunctionDecl &Kernel) 
 /// A lambda under a barrier's name, for barriers that only a macro spells.
 std::string barrierShadow(const SectionContext &Ctx, const std::string &Callee) {
   if (Callee == "__syncthreads")
-    return "const auto __syncthreads = [] { " + partialBarrier(Ctx, Callee) + "; };";
+    return "const auto __syncthreads = [&] { " + partialBarrier(Ctx, Callee) + "; };";
   return "const auto " + Callee + " = [](int predicate) { return " + partialBarrier(Ctx, Callee) +
          "(predicate); };";
 }
@@ -109,7 +109,11 @@ public:
     if (!Model.Returns.empty())
       Returns.EndLabel = S.EndLabel = Names.allocate(Prefix + "_end");
 
-    SectionContext Ctx{Range.BarrierId, Range.Size, S.Barriers,
+    if (S.Barriers == BarrierStyle::ExitAware) {
+      S.ExitAwareBarrier = Names.allocate(Prefix + "_barrier");
+      S.ExitCounters = Names.allocate(Prefix + "_exited");
+    }
+    SectionContext Ctx{Range.BarrierId, Range.Size, S.Barriers, S.ExitAwareBarrier,
                        "kfuse_dynamic_shared + " + SharedOffset, *M.Unit, *M.Helpers, Names,
                        Diags};
     std::vector<const clang::FunctionDecl *> Inlining{Model.Decl};

@@ -20,7 +20,7 @@ template <typename T> T *upload(const std::vector<T> &h) {
 
 struct Outputs {
   std::vector<float> transposed, smoothed, maxima, y, norms;
-  std::vector<int> segments, counts;
+  std::vector<int> segments, counts, scanned;
 };
 
 int main(int argc, char **argv) {
@@ -32,7 +32,8 @@ int main(int argc, char **argv) {
   LegacyBuffers b{};
   b.width = small ? 200 : 3000;
   b.height = small ? 100 : 1777;
-  b.n = 128 * (small ? 129 : 8191); // Not a multiple of 256: smooth3's tail returns early.
+  b.n = 128 * (small ? 129 : 8191); // Not a multiple of 256: smooth3's tail returns early,
+  b.smooth_n = b.n - 37;            // and part of a warp returns, part waits at the barrier.
   b.radius = 3;
   b.a = 0.75f;
   b.rows = b.height;
@@ -61,6 +62,7 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&b.transposed, sizeof(float) * b.width * b.height));
   CHECK(cudaMalloc(&b.smoothed, sizeof(float) * b.n));
   CHECK(cudaMalloc(&b.maxima, sizeof(float) * b.n));
+  CHECK(cudaMalloc(&b.scanned, sizeof(int) * b.n));
   CHECK(cudaMalloc(&b.counts, sizeof(int) * blocks128));
   CHECK(cudaMalloc(&b.norms, sizeof(float) * b.rows));
 
@@ -68,6 +70,7 @@ int main(int argc, char **argv) {
     CHECK(cudaMemset(b.transposed, 0xff, sizeof(float) * b.width * b.height));
     CHECK(cudaMemset(b.smoothed, 0xff, sizeof(float) * b.n));
     CHECK(cudaMemset(b.maxima, 0xff, sizeof(float) * b.n));
+    CHECK(cudaMemset(b.scanned, 0xff, sizeof(int) * b.n));
     CHECK(cudaMemset(b.counts, 0xff, sizeof(int) * blocks128));
     CHECK(cudaMemset(b.norms, 0xff, sizeof(float) * b.rows));
     CHECK(cudaMemcpy(b.y, h_y.data(), sizeof(float) * b.n, cudaMemcpyHostToDevice));
@@ -77,7 +80,8 @@ int main(int argc, char **argv) {
     CHECK(cudaDeviceSynchronize());
     return Outputs{download(b.transposed, (size_t)b.width * b.height), download(b.smoothed, b.n),
                    download(b.maxima, b.n), download(b.y, b.n), download(b.norms, b.rows),
-                   download(b.segments, b.n), download(b.counts, blocks128)};
+                   download(b.segments, b.n), download(b.counts, blocks128),
+                   download(b.scanned, b.n)};
   };
 
   reset();
@@ -100,6 +104,7 @@ int main(int argc, char **argv) {
   };
   compare("transpose_smooth: transpose (2-D block, grid)", got.transposed, want.transposed);
   compare("transpose_smooth: smooth3 (early return)", got.smoothed, want.smoothed);
+  compare("transpose_smooth: segment_scan (early return)", got.scanned, want.scanned);
   compare("reverse_window: reverse_segments (dyn. shared)", got.segments, want.segments);
   compare("reverse_window: window_max (dyn. shared)", got.maxima, want.maxima);
   compare("axpy_positive_norms: axpy<float> (template)", got.y, want.y);

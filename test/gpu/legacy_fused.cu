@@ -4,9 +4,10 @@
 
 cudaError_t run_legacy_transpose_smooth(const LegacyBuffers &b) {
   kfuse_launch transpose{dim3((b.width + 31) / 32, (b.height + 31) / 32), dim3(32, 8), 0};
-  kfuse_launch smooth{dim3((b.n + 255) / 256), dim3(256), 0};
+  kfuse_launch smooth{dim3((b.smooth_n + 255) / 256), dim3(256), 0};
   return transpose_smooth_launch(transpose, b.matrix, b.transposed, b.width, b.height, smooth,
-                                 b.signal, b.smoothed, b.n);
+                                 b.signal, b.smoothed, b.smooth_n, smooth, b.values, b.scanned,
+                                 b.smooth_n);
 }
 
 cudaError_t run_legacy_reverse_window(const LegacyBuffers &b) {

@@ -10,7 +10,9 @@ struct LegacyBuffers {
   float *transposed;       // width x height
   int n;                   // smooth3, window_max, axpy, count_positive
   const float *signal;     // n
+  int smooth_n;             // smooth3's elements: its last warp is partly out of range
   float *smoothed, *maxima;
+  int *scanned;            // smooth_n: segment_scan of values
   int radius;
   int *segments;           // n ints, reversed in place
   float a;

@@ -5,7 +5,8 @@
 void run_legacy_originals(const LegacyBuffers &b) {
   transpose_tiled<<<dim3((b.width + 31) / 32, (b.height + 31) / 32), dim3(32, 8)>>>(
       b.matrix, b.transposed, b.width, b.height);
-  smooth3<<<(b.n + 255) / 256, 256>>>(b.signal, b.smoothed, b.n);
+  smooth3<<<(b.smooth_n + 255) / 256, 256>>>(b.signal, b.smoothed, b.smooth_n);
+  segment_scan<<<(b.smooth_n + 255) / 256, 256>>>(b.values, b.scanned, b.smooth_n);
   reverse_segments<<<b.n / 128, 128, 128 * sizeof(int)>>>(b.segments, b.n);
   window_max<<<(b.n + 255) / 256, 256, (256 + 2 * b.radius) * sizeof(float)>>>(
       b.signal, b.maxima, b.n, b.radius);

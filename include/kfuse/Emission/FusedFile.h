@@ -22,7 +22,7 @@ struct FusedParam {
 /// How the body's barriers wait.
 enum class BarrierStyle {
   Aligned,   ///< bar.sync: every thread of the range reaches every barrier.
-  ExitAware, ///< barrier.red: threads that returned keep arriving until all are done.
+  ExitAware, ///< Threads that returned keep arriving until all are done.
 };
 
 /// One original kernel's part of a horizontally fused kernel.
@@ -47,6 +47,8 @@ struct FusedSection {
   /// shared memory declared outside the kernel, barriers inside macros.
   std::vector<std::string> Declarations;
   std::string EndLabel; ///< Empty when the body never returns early.
+  /// For ExitAware barriers: the barrier's state and its shared counters.
+  std::string ExitAwareBarrier, ExitCounters;
   std::string Body;     ///< The rewritten body, braces included.
 };
 

@@ -37,6 +37,8 @@ struct SectionContext {
   unsigned BarrierId = 0;
   unsigned BarrierCount = 0;
   BarrierStyle Style = BarrierStyle::Aligned;
+  /// The section's kfuse_exit_aware_barrier, for the ExitAware style.
+  std::string ExitAwareBarrier;
   /// Expression for the start of the kernel's dynamic shared memory.
   std::string DynamicShared;
   clang::ASTUnit &Unit;
