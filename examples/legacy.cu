@@ -28,6 +28,8 @@ __global__ void transpose_tiled(const float *in, float *out, int width, int heig
       out[(size_t)(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
+__device__ float average3(float left, float mid, float right) { return (left + mid + right) / 3.0f; }
+
 // Three-point moving average; blocks of 256. Threads past the end return
 // before the barrier.
 __global__ void smooth3(const float *in, float *out, int n) {
@@ -41,7 +43,7 @@ __global__ void smooth3(const float *in, float *out, int n) {
   if (threadIdx.x == 255 || i == n - 1)
     s[threadIdx.x + 2] = i + 1 < n ? in[i + 1] : 0.0f;
   __syncthreads();
-  out[i] = (s[threadIdx.x] + s[threadIdx.x + 1] + s[threadIdx.x + 2]) / 3.0f;
+  out[i] = average3(s[threadIdx.x], s[threadIdx.x + 1], s[threadIdx.x + 2]);
 }
 
 // Inclusive prefix sum of each block-sized segment in log2(256) steps;

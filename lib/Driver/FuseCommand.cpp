@@ -54,11 +54,19 @@ public:
     File.Generator = std::string("kfuse ") + Version;
     File.Config = Request.ConfigPath;
     std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
+    std::vector<bool> Resolved;
     for (const FusionSpec *F : Fusions)
-      if (std::optional<FusedKernel> K = fuse(*C, *F, Parser, Inputs))
-        File.Kernels.push_back(std::move(*K));
+      Resolved.push_back(resolveMembers(*C, *F, Parser, Inputs));
+    auto Renames = planFileRenames(inputUnits(Inputs), Names, Diags);
+    for (std::vector<FusionMember> &Members : AllMembers)
+      for (FusionMember &M : Members)
+        M.Renames = Renames.at(M.Unit);
+    for (size_t I = 0; I < Fusions.size(); ++I)
+      if (Resolved[I])
+        if (std::optional<FusedKernel> K = fuse(*C, *Fusions[I], AllMembers[I]))
+          File.Kernels.push_back(std::move(*K));
     if (Diags.errorCount() == 0)
-      File.Preambles = preambles(Inputs, std::string(OutputDir));
+      File.Preambles = preambles(Inputs, Renames, std::string(OutputDir));
     if (Diags.errorCount() != 0)
       return 1;
 
@@ -166,8 +174,9 @@ private:
       Diags.report(Found.Template->getLocation(), SM, ID::NoteKernelCandidate) << Spelled;
   }
 
-  std::optional<FusedKernel> fuse(const Config &C, const FusionSpec &F, SourceParser &Parser,
-                                  std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs) {
+  /// Parses the kernels of \p F and analyzes them; false if one is missing.
+  bool resolveMembers(const Config &C, const FusionSpec &F, SourceParser &Parser,
+                      std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs) {
     std::vector<FusionMember> &Members = AllMembers.emplace_back();
     bool Ok = true;
     for (const std::string &Id : F.Kernels) {
@@ -178,7 +187,21 @@ private:
         Members.push_back(std::move(*M));
       }
     }
-    if (!Ok || !checkHorizontalFusion(Members, Diags))
+    return Ok;
+  }
+
+  static std::vector<clang::ASTUnit *>
+  inputUnits(const std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs) {
+    std::vector<clang::ASTUnit *> Units;
+    for (const auto &[Spec, Unit] : Inputs)
+      if (std::find(Units.begin(), Units.end(), Unit) == Units.end())
+        Units.push_back(Unit);
+    return Units;
+  }
+
+  std::optional<FusedKernel> fuse(const Config &C, const FusionSpec &F,
+                                  const std::vector<FusionMember> &Members) {
+    if (!checkHorizontalFusion(Members, Diags))
       return std::nullopt;
 
     PartitionRequest Request;
@@ -218,21 +241,17 @@ private:
   /// One preamble per input file, in the order the config names them.
   std::vector<Preamble>
   preambles(const std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs,
+            const std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> &Renames,
             const std::string &OutputDir) {
     std::vector<Preamble> Result;
-    std::map<std::string, std::pair<std::string, clang::SourceLocation>> Defined;
     std::vector<clang::ASTUnit *> Seen;
     for (const auto &[Spec, Unit] : Inputs) {
       if (std::find(Seen.begin(), Seen.end(), Unit) != Seen.end())
         continue;
       Seen.push_back(Unit);
-      ExtractedPreamble P = extractPreamble(*Unit, OutputDir);
-      for (const auto &[Name, Loc] : P.Definitions) {
-        auto [It, New] = Defined.emplace(Name, std::make_pair(Spec->File, Loc));
-        if (!New)
-          Diags.report(Loc, Unit->getSourceManager(), ID::HelperClash) << Name << It->second.first;
-      }
-      Result.push_back({Spec->File, std::move(P.Text)});
+      if (std::optional<ExtractedPreamble> P =
+              extractPreamble(*Unit, OutputDir, *Renames.at(Unit), Diags))
+        Result.push_back({Spec->File, std::move(P->Text)});
     }
     return Result;
   }

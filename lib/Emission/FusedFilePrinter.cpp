@@ -79,6 +79,8 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   if (S.Barriers == BarrierStyle::ExitAware)
     OS << " (threads that return keep arriving until all are done)";
   OS << ".\n";
+  for (const auto &[Name, Definition] : S.Macros)
+    OS << "#define " << Definition << "\n";
   OS << "if (";
   if (S.Range.Begin != 0)
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
@@ -91,6 +93,8 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   if (S.Barriers == BarrierStyle::ExitAware)
     OS << S.ExitAwareBarrier << ".finish();\n";
   OS << "}\n";
+  for (const auto &[Name, Definition] : S.Macros)
+    OS << "#undef " << Name << "\n";
 }
 
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {

@@ -81,6 +81,8 @@ public:
     RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Edits, Ctx.Names);
     Renames.insert(Locals.begin(), Locals.end());
     bool Ok = renameSymbols(Model, Renames, Edits);
+    Ok &= renameFileSymbols(Ctx.Renames, Model.Decl->getBody()->getSourceRange(),
+                            Ctx.Unit.getSourceManager(), Edits);
     Ok &= rewriteBarriers(Model, Ctx, Edits);
     Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);
     for (const CallSite *C : Model.callsToInline())

@@ -37,19 +37,17 @@ std::string origin(const FusionMember &M) {
 /// Clang's spelling of the type when the declaration comes from a macro or
 /// a template.
 std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Name,
-                             clang::ASTUnit &Unit) {
+                             const FusionMember &M, Reporter &Diags) {
+  clang::ASTUnit &Unit = *M.Unit;
   const clang::SourceManager &SM = Unit.getSourceManager();
-  clang::CharSourceRange Range = clang::Lexer::makeFileCharRange(
-      clang::CharSourceRange::getTokenRange(P.getSourceRange()), SM, Unit.getLangOpts());
   clang::SourceLocation NameLoc = P.getLocation();
   const auto *F = llvm::dyn_cast<clang::FunctionDecl>(P.getDeclContext());
   bool FromTemplate = F && F->isTemplateInstantiation();
-  if (Range.isValid() && P.getIdentifier() && NameLoc.isFileID() && !FromTemplate) {
-    std::string Text = clang::Lexer::getSourceText(Range, SM, Unit.getLangOpts()).str();
-    unsigned Offset = SM.getFileOffset(NameLoc) - SM.getFileOffset(Range.getBegin());
-    if (Offset + P.getName().size() <= Text.size())
-      return Text.replace(Offset, P.getName().size(), Name);
-  }
+  EditSet Edits(Unit, Diags);
+  if (P.getIdentifier() && NameLoc.isFileID() && !FromTemplate &&
+      Edits.canEdit(P.getSourceRange()) && Edits.replaceToken(NameLoc, Name, P.getName()) &&
+      renameFileSymbols(*M.Renames, P.getSourceRange(), SM, Edits))
+    return Edits.rewrittenText(P.getSourceRange());
   std::string Printed;
   llvm::raw_string_ostream OS(Printed);
   P.getType().print(OS, Unit.getASTContext().getPrintingPolicy(), Name);
@@ -103,7 +101,7 @@ public:
       std::string Name = Names.allocate(Prefix + "_" + (P->getIdentifier() ? P->getName().str()
                                                                           : "arg"));
       Renames[P] = Name;
-      S.Params.push_back({paramDeclaration(*P, Name, *M.Unit), Name});
+      S.Params.push_back({paramDeclaration(*P, Name, M, Diags), Name});
     }
     ReturnPlan Returns;
     if (!Model.Returns.empty())
@@ -115,7 +113,7 @@ public:
     }
     SectionContext Ctx{Range.BarrierId, Range.Size, S.Barriers, S.ExitAwareBarrier,
                        "kfuse_dynamic_shared + " + SharedOffset, *M.Unit, *M.Helpers, Names,
-                       Diags};
+                       Diags, *M.Renames};
     std::vector<const clang::FunctionDecl *> Inlining{Model.Decl};
     std::optional<std::string> Body = rewriteBody(Model, Prefix, Renames, Returns, Ctx, Inlining);
     if (!Body)
@@ -130,6 +128,12 @@ public:
       S.SharedAlign = Ctx.DynamicSharedAlign;
     }
     S.Declarations = namespaceDirectives(*Model.Decl);
+    // Types kfuse prints itself (inlined parameters, template arguments)
+    // carry the old names, which the section points at the renamed types.
+    for (const auto &[Symbol, NewName] : M.Renames->NewNames)
+      if (isTypeSymbol(Symbol))
+        S.Declarations.push_back("using " + Symbol->getName().str() + " = " + NewName + ";");
+    S.Macros = {M.Renames->ClashingMacros.begin(), M.Renames->ClashingMacros.end()};
     std::string TemplateArgs = templateArgumentDeclarations(*Model.Decl);
     if (!TemplateArgs.empty())
       S.Declarations.push_back(TemplateArgs.substr(0, TemplateArgs.size() - 1));

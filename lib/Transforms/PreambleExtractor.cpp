@@ -2,6 +2,9 @@
 
 #include "kfuse/Transforms/PreambleExtractor.h"
 
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Transforms/HorizontalFuser.h"
+
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -12,7 +15,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace kfuse {
 namespace {
@@ -21,17 +26,25 @@ using namespace clang;
 
 class Extractor {
 public:
-  Extractor(ASTUnit &Unit, std::string OutputDir)
+  Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames, Reporter &Diags)
       : Unit(Unit), SM(Unit.getSourceManager()), Rewriter(SM, Unit.getLangOpts()),
-        OutputDir(std::move(OutputDir)) {}
+        OutputDir(std::move(OutputDir)), Renames(Renames), Diags(Diags) {}
 
-  ExtractedPreamble run() {
+  std::optional<ExtractedPreamble> run() {
     visitContext(Unit.getASTContext().getTranslationUnitDecl());
+    if (!renameSymbols())
+      return std::nullopt;
     relocateIncludes();
     FileID Main = SM.getMainFileID();
     const clang::RewriteBuffer *Buffer = Rewriter.getRewriteBufferFor(Main);
     Result.Text = Buffer ? std::string(Buffer->begin(), Buffer->end())
                          : SM.getBufferData(Main).str();
+    if (!Renames.ClashingMacros.empty()) {
+      Result.Text += "\n// kfuse: another input defines these macros differently; its kernels\n"
+                     "// get this file's definitions back around their sections.\n";
+      for (const auto &[Name, Definition] : Renames.ClashingMacros)
+        Result.Text += "#undef " + Name + "\n";
+    }
     return std::move(Result);
   }
 
@@ -40,7 +53,38 @@ private:
   SourceManager &SM;
   clang::Rewriter Rewriter;
   std::string OutputDir;
+  const FileRenames &Renames;
+  Reporter &Diags;
   ExtractedPreamble Result;
+  std::vector<CharSourceRange> Dropped;
+
+  bool inDropped(SourceLocation Loc) const {
+    return std::any_of(Dropped.begin(), Dropped.end(), [&](const CharSourceRange &R) {
+      return !SM.isBeforeInTranslationUnit(Loc, R.getBegin()) &&
+             SM.isBeforeInTranslationUnit(Loc, R.getEnd());
+    });
+  }
+
+  /// Renames every spelling of the renamed symbols outside the parts left
+  /// out, macro bodies of this file included.
+  bool renameSymbols() {
+    std::set<unsigned> Done;
+    bool Ok = true;
+    for (const SymbolSpelling &S : Renames.Spellings) {
+      SourceLocation Spelled = SM.getSpellingLoc(S.Loc);
+      const std::string &NewName = Renames.NewNames.at(S.Symbol);
+      if (!SM.isWrittenInMainFile(Spelled)) {
+        Diags.report(S.Loc, SM, diag::ID::HelperClash)
+            << S.Symbol->getName() << NewName;
+        Ok = false;
+        continue;
+      }
+      if (inDropped(Spelled) || !Done.insert(SM.getFileOffset(Spelled)).second)
+        continue;
+      Rewriter.ReplaceText(Spelled, S.Symbol->getName().size(), NewName);
+    }
+    return Ok;
+  }
 
   bool inMainFile(const Decl *D) const {
     return SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation()));
@@ -105,7 +149,9 @@ private:
   }
 
   void drop(const Decl *D, const std::string &Why) {
-    Rewriter.ReplaceText(wholeDecl(D), "// kfuse: " + Why + ".");
+    CharSourceRange Whole = wholeDecl(D);
+    Dropped.push_back(Whole);
+    Rewriter.ReplaceText(Whole, "// kfuse: " + Why + ".");
   }
 
   /// A helper with external linkage would be defined twice once the fused
@@ -144,8 +190,82 @@ private:
 
 } // namespace
 
-ExtractedPreamble extractPreamble(ASTUnit &Unit, const std::string &OutputDir) {
-  return Extractor(Unit, OutputDir).run();
+namespace {
+
+/// Macro definitions compare equal when only their white space differs.
+std::string normalized(llvm::StringRef Definition) {
+  std::string Result;
+  bool Space = false;
+  for (size_t I = 0; I < Definition.size(); ++I) {
+    char C = Definition[I];
+    bool Continuation = C == '\\' && I + 1 < Definition.size() &&
+                        (Definition[I + 1] == '\n' || Definition[I + 1] == '\r');
+    if (Continuation || llvm::isSpace(C)) {
+      Space = true;
+      continue;
+    }
+    if (Space && !Result.empty())
+      Result += ' ';
+    Space = false;
+    Result += C;
+  }
+  return Result;
+}
+
+std::string identifierOf(llvm::StringRef Path) {
+  std::string Stem = llvm::sys::path::stem(Path).str();
+  for (char &C : Stem)
+    if (!llvm::isAlnum(C))
+      C = '_';
+  return Stem;
+}
+
+} // namespace
+
+std::map<const ASTUnit *, std::shared_ptr<const FileRenames>>
+planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags) {
+  std::map<const ASTUnit *, std::shared_ptr<FileRenames>> Plan;
+  std::set<std::string> Defined;
+  std::map<std::string, std::set<std::string>> MacroForms; // Name to its normalized definitions.
+  std::map<const ASTUnit *, std::map<std::string, std::string>> Macros;
+  const FileRenames None;
+  for (ASTUnit *Unit : Units) {
+    auto Renames = std::make_shared<FileRenames>();
+    std::optional<ExtractedPreamble> P = extractPreamble(*Unit, ".", None, Diags);
+    std::set<std::string> Clashing;
+    for (const auto &[Name, Loc] : P->Definitions)
+      if (!Defined.insert(Name).second)
+        Clashing.insert(Name);
+    // Overloads and templates of one name keep sharing one name.
+    std::map<std::string, std::string> NewNameOf;
+    for (const std::string &Name : Clashing) {
+      size_t Scope = Name.rfind("::");
+      std::string Unqualified = Scope == std::string::npos ? Name : Name.substr(Scope + 2);
+      NewNameOf[Name] = Names.allocate(Unqualified + "_" + identifierOf(Unit->getMainFileName()));
+    }
+    if (!Clashing.empty())
+      for (const SymbolSpelling &S : mainFileSymbolSpellings(*Unit)) {
+        auto It = NewNameOf.find(S.Symbol->getQualifiedNameAsString());
+        if (It == NewNameOf.end())
+          continue;
+        Renames->NewNames[S.Symbol] = It->second;
+        Renames->Spellings.push_back(S);
+      }
+    Macros[Unit] = userMacros(*Unit);
+    for (const auto &[Name, Definition] : Macros[Unit])
+      MacroForms[Name].insert(normalized(Definition));
+    Plan[Unit] = std::move(Renames);
+  }
+  for (ASTUnit *Unit : Units)
+    for (const auto &[Name, Definition] : Macros[Unit])
+      if (MacroForms[Name].size() > 1)
+        Plan[Unit]->ClashingMacros[Name] = Definition;
+  return {Plan.begin(), Plan.end()};
+}
+
+std::optional<ExtractedPreamble> extractPreamble(ASTUnit &Unit, const std::string &OutputDir,
+                                                 const FileRenames &Renames, Reporter &Diags) {
+  return Extractor(Unit, OutputDir, Renames, Diags).run();
 }
 
 } // namespace kfuse

@@ -26,6 +26,21 @@ bool renameSymbols(const KernelModel &Model, const RenameMap &Names, EditSet &Ed
   return Ok;
 }
 
+bool renameFileSymbols(const FileRenames &Renames, clang::SourceRange Body,
+                       const clang::SourceManager &SM, EditSet &Edits) {
+  bool Ok = true;
+  for (const SymbolSpelling &S : Renames.Spellings) {
+    clang::SourceLocation At = SM.getExpansionLoc(S.Loc);
+    if (SM.isBeforeInTranslationUnit(At, SM.getExpansionLoc(Body.getBegin())) ||
+        SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Body.getEnd()), At))
+      continue;
+    if (S.Loc.isMacroID() && !SM.isMacroArgExpansion(S.Loc))
+      continue;
+    Ok &= Edits.replaceToken(S.Loc, Renames.NewNames.at(S.Symbol), S.Symbol->getName());
+  }
+  return Ok;
+}
+
 namespace {
 
 /// Whether every spelling of \p D (its declaration and its references) is

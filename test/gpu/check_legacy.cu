@@ -21,6 +21,7 @@ template <typename T> T *upload(const std::vector<T> &h) {
 struct Outputs {
   std::vector<float> transposed, smoothed, maxima, y, norms;
   std::vector<int> segments, counts, scanned;
+  std::vector<float> blurred;
 };
 
 int main(int argc, char **argv) {
@@ -34,6 +35,8 @@ int main(int argc, char **argv) {
   b.height = small ? 100 : 1777;
   b.n = 128 * (small ? 129 : 8191); // Not a multiple of 256: smooth3's tail returns early,
   b.smooth_n = b.n - 37;            // and part of a warp returns, part waits at the barrier.
+  b.image_width = small ? 100 : 1921; // Neither a multiple of the 16 x 16 tiles.
+  b.image_height = small ? 40 : 1079;
   b.radius = 3;
   b.a = 0.75f;
   b.rows = b.height;
@@ -48,13 +51,15 @@ int main(int argc, char **argv) {
     return v;
   };
   std::vector<float> h_matrix = reals((size_t)b.width * b.height), h_signal = reals(b.n),
-                     h_x = reals(b.n), h_y = reals(b.n);
+                     h_x = reals(b.n), h_y = reals(b.n),
+                     h_image = reals((size_t)b.image_width * b.image_height);
   std::vector<int> h_segments(b.n), h_values(b.n);
   for (int &v : h_segments) v = static_cast<int>(rng());
   for (int &v : h_values) v = static_cast<int>(rng() % 201) - 100;
   b.matrix = upload(h_matrix);
   b.signal = upload(h_signal);
   b.x = upload(h_x);
+  b.image = upload(h_image);
   b.y = upload(h_y);
   b.values = upload(h_values);
   b.segments = upload(h_segments);
@@ -63,6 +68,8 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&b.smoothed, sizeof(float) * b.n));
   CHECK(cudaMalloc(&b.maxima, sizeof(float) * b.n));
   CHECK(cudaMalloc(&b.scanned, sizeof(int) * b.n));
+  size_t pixels = (size_t)b.image_width * b.image_height;
+  CHECK(cudaMalloc(&b.blurred, sizeof(float) * pixels));
   CHECK(cudaMalloc(&b.counts, sizeof(int) * blocks128));
   CHECK(cudaMalloc(&b.norms, sizeof(float) * b.rows));
 
@@ -71,6 +78,7 @@ int main(int argc, char **argv) {
     CHECK(cudaMemset(b.smoothed, 0xff, sizeof(float) * b.n));
     CHECK(cudaMemset(b.maxima, 0xff, sizeof(float) * b.n));
     CHECK(cudaMemset(b.scanned, 0xff, sizeof(int) * b.n));
+    CHECK(cudaMemset(b.blurred, 0xff, sizeof(float) * pixels));
     CHECK(cudaMemset(b.counts, 0xff, sizeof(int) * blocks128));
     CHECK(cudaMemset(b.norms, 0xff, sizeof(float) * b.rows));
     CHECK(cudaMemcpy(b.y, h_y.data(), sizeof(float) * b.n, cudaMemcpyHostToDevice));
@@ -81,15 +89,17 @@ int main(int argc, char **argv) {
     return Outputs{download(b.transposed, (size_t)b.width * b.height), download(b.smoothed, b.n),
                    download(b.maxima, b.n), download(b.y, b.n), download(b.norms, b.rows),
                    download(b.segments, b.n), download(b.counts, blocks128),
-                   download(b.scanned, b.n)};
+                   download(b.scanned, b.n), download(b.blurred, pixels)};
   };
 
   reset();
   run_legacy_originals(b);
+  run_legacy_image_originals(b);
   CHECK(cudaGetLastError());
   Outputs want = collect();
   reset();
   CHECK(run_legacy_transpose_smooth(b));
+  CHECK(run_legacy_smooth_blur(b)); // Writes smoothed again, with the same values.
   CHECK(run_legacy_reverse_window(b));
   CHECK(run_legacy_axpy_positive_norms(b));
   Outputs got = collect();
@@ -105,6 +115,7 @@ int main(int argc, char **argv) {
   compare("transpose_smooth: transpose (2-D block, grid)", got.transposed, want.transposed);
   compare("transpose_smooth: smooth3 (early return)", got.smoothed, want.smoothed);
   compare("transpose_smooth: segment_scan (early return)", got.scanned, want.scanned);
+  compare("smooth_blur: blur_rows (names clash)", got.blurred, want.blurred);
   compare("reverse_window: reverse_segments (dyn. shared)", got.segments, want.segments);
   compare("reverse_window: window_max (dyn. shared)", got.maxima, want.maxima);
   compare("axpy_positive_norms: axpy<float> (template)", got.y, want.y);

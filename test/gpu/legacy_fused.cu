@@ -10,6 +10,13 @@ cudaError_t run_legacy_transpose_smooth(const LegacyBuffers &b) {
                                  b.smooth_n);
 }
 
+cudaError_t run_legacy_smooth_blur(const LegacyBuffers &b) {
+  kfuse_launch smooth{dim3((b.smooth_n + 255) / 256), dim3(256), 0};
+  kfuse_launch blur{dim3((b.image_width + 15) / 16, (b.image_height + 15) / 16), dim3(16, 16), 0};
+  return smooth_blur_launch(smooth, b.signal, b.smoothed, b.smooth_n, blur, b.image, b.blurred,
+                            ImageSize{b.image_width, b.image_height});
+}
+
 cudaError_t run_legacy_reverse_window(const LegacyBuffers &b) {
   kfuse_launch reverse{dim3(b.n / 128), dim3(128), 128 * sizeof(int)};
   kfuse_launch window{dim3((b.n + 255) / 256), dim3(256), (256 + 2 * b.radius) * sizeof(float)};

@@ -20,12 +20,17 @@ struct LegacyBuffers {
   float *y;                // n, updated in place
   const int *values;       // n
   int *counts;             // ceil(n / 128)
+  int image_width, image_height; // blur_rows
+  const float *image;      // image_height x image_width
+  float *blurred;          // image_height x image_width
   int rows, cols;          // row_norms
   float *norms;            // rows
   int norm_grid;           // blocks striding over the rows
 };
 
 void run_legacy_originals(const LegacyBuffers &b);
+void run_legacy_image_originals(const LegacyBuffers &b); // legacy_image.cu: names clash
+cudaError_t run_legacy_smooth_blur(const LegacyBuffers &b);
 cudaError_t run_legacy_transpose_smooth(const LegacyBuffers &b);
 cudaError_t run_legacy_reverse_window(const LegacyBuffers &b);
 cudaError_t run_legacy_axpy_positive_norms(const LegacyBuffers &b);

@@ -19,7 +19,8 @@ legacy_bin="$(dirname "$bin")/check_legacy"
 "$nvcc" -O3 -arch=sm_90 -lineinfo -DKFUSE_FUSED_FILE="\"$fused\"" \
   "$here/check_pair.cu" "$here/originals.cu" "$here/fused.cu" -o "$bin" 2>&1 | tee "$logs/build.log"
 "$nvcc" -O3 -arch=sm_90 -lineinfo -DKFUSE_LEGACY_FILE="\"$legacy\"" \
-  "$here/check_legacy.cu" "$here/legacy_originals.cu" "$here/legacy_fused.cu" -o "$legacy_bin" 2>&1 \
+  "$here/check_legacy.cu" "$here/legacy_originals.cu" "$here/legacy_image_originals.cu" \
+  "$here/legacy_fused.cu" -o "$legacy_bin" 2>&1 \
   | tee -a "$logs/build.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
 

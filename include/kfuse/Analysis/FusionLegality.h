@@ -2,6 +2,7 @@
 #ifndef KFUSE_ANALYSIS_FUSIONLEGALITY_H
 #define KFUSE_ANALYSIS_FUSIONLEGALITY_H
 
+#include "kfuse/Analysis/FileSymbols.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
 #include "kfuse/Config/Config.h"
@@ -22,6 +23,8 @@ struct FusionMember {
   KernelModel Model;
   /// Models of the device functions inlined into the kernel.
   std::shared_ptr<FunctionModels> Helpers;
+  /// What the kernel's file renames beside the other input files.
+  std::shared_ptr<const FileRenames> Renames = std::make_shared<const FileRenames>();
 };
 
 /// Whether the threads of \p Model that return early must keep arriving at

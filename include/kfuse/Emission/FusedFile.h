@@ -10,6 +10,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kfuse {
@@ -46,6 +47,9 @@ struct FusedSection {
   /// Declarations before the body: template arguments, namespaces, dynamic
   /// shared memory declared outside the kernel, barriers inside macros.
   std::vector<std::string> Declarations;
+  /// Macros another input defines differently: name and this kernel's
+  /// definition, defined before the section and undefined after it.
+  std::vector<std::pair<std::string, std::string>> Macros;
   std::string EndLabel; ///< Empty when the body never returns early.
   /// For ExitAware barriers: the barrier's state and its shared counters.
   std::string ExitAwareBarrier, ExitCounters;

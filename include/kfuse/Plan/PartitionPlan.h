@@ -29,7 +29,7 @@ struct PartitionMember {
   bool Resizable = false;    ///< Correct for any 1-D block size.
   bool UsesBarriers = false;
   /// Barrier ids the kernel's own inline PTX uses; no kernel gets them.
-  std::vector<unsigned> ReservedBarrierIds;
+  std::vector<unsigned> ReservedBarrierIds{};
 };
 
 struct PartitionRequest {

@@ -12,6 +12,7 @@
 #ifndef KFUSE_TRANSFORMS_KERNELREWRITES_H
 #define KFUSE_TRANSFORMS_KERNELREWRITES_H
 
+#include "kfuse/Analysis/FileSymbols.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
 #include "kfuse/Emission/FusedFile.h"
@@ -45,6 +46,8 @@ struct SectionContext {
   FunctionModels &Helpers;
   NameAllocator &Names;
   Reporter &Diags;
+  /// Symbols of the kernel's file that get new names beside the other inputs.
+  const FileRenames &Renames;
 
   // Found while rewriting, for the section's declarations.
   std::set<BuiltinVar> Builtins{};
@@ -63,6 +66,12 @@ std::string partialBarrier(const SectionContext &Ctx, llvm::StringRef Callee);
 
 /// Renames declarations and every reference to them.
 bool renameSymbols(const KernelModel &Model, const RenameMap &Names, EditSet &Edits);
+
+/// Gives the file's renamed symbols their new names inside \p Body. A
+/// spelling in a macro's body is left to the preamble, which renames the
+/// macro.
+bool renameFileSymbols(const FileRenames &Renames, clang::SourceRange Body,
+                       const clang::SourceManager &SM, EditSet &Edits);
 
 /// Fresh names for the parameters (when \p Params), locals and labels of a
 /// body. A local whose name a macro body spells keeps it.

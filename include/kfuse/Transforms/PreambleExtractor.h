@@ -5,16 +5,22 @@
 // helpers, and leaves out its kernels, host functions and mutable globals
 // (they would be defined twice). Helpers it keeps get internal linkage for
 // the same reason, and quoted includes are re-pointed from the output's
-// directory.
+// directory. Symbols that an earlier input file also defines are renamed,
+// and macros it defines differently are undefined at the end.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
 #define KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
 
+#include "kfuse/Analysis/FileSymbols.h"
+
 #include "clang/Frontend/ASTUnit.h"
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kfuse {
 
@@ -25,7 +31,20 @@ struct ExtractedPreamble {
   std::map<std::string, clang::SourceLocation> Definitions;
 };
 
-ExtractedPreamble extractPreamble(clang::ASTUnit &Unit, const std::string &OutputDir);
+class NameAllocator;
+class Reporter;
+
+/// What each input file (in the order given) renames so that the preambles
+/// can stand side by side: symbols that an earlier file also defines get
+/// fresh names, and macros that two files define differently are undefined
+/// after each preamble and redefined around that file's kernels.
+std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>>
+planFileRenames(const std::vector<clang::ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags);
+
+/// The preamble of \p Unit; null when \p Renames cannot be applied (a
+/// symbol to rename is spelled in a macro of another file), which is reported.
+std::optional<ExtractedPreamble> extractPreamble(clang::ASTUnit &Unit, const std::string &OutputDir,
+                                                 const FileRenames &Renames, Reporter &Diags);
 
 } // namespace kfuse
 
