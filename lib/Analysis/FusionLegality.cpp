@@ -186,6 +186,33 @@ bool needsExitAwareBarriers(const KernelModel &Model) {
                      [](const CallSite &C) { return C.Effect.Synchronizes; });
 }
 
+namespace {
+
+void collectAsmBarrierIds(const KernelModel &Model, FunctionModels &Helpers,
+                          std::vector<const clang::FunctionDecl *> &Visiting,
+                          std::vector<unsigned> &Ids) {
+  std::vector<unsigned> Own = Model.asmBarrierIds();
+  Ids.insert(Ids.end(), Own.begin(), Own.end());
+  Visiting.push_back(Model.Decl);
+  for (const CallSite *C : Model.callsToInline()) {
+    const clang::FunctionDecl *Callee = C->Callee->getDefinition();
+    if (Callee && std::find(Visiting.begin(), Visiting.end(), Callee) == Visiting.end())
+      collectAsmBarrierIds(Helpers.of(*Callee), Helpers, Visiting, Ids);
+  }
+  Visiting.pop_back();
+}
+
+} // namespace
+
+std::vector<unsigned> reservedBarrierIds(const FusionMember &M) {
+  std::vector<unsigned> Ids;
+  std::vector<const clang::FunctionDecl *> Visiting;
+  collectAsmBarrierIds(M.Model, *M.Helpers, Visiting, Ids);
+  std::sort(Ids.begin(), Ids.end());
+  Ids.erase(std::unique(Ids.begin(), Ids.end()), Ids.end());
+  return Ids;
+}
+
 bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags) {
   unsigned Before = Diags.errorCount();
   for (const FusionMember &M : Members)

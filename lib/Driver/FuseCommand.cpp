@@ -213,7 +213,7 @@ private:
     Request.Column = At.Column;
     for (const FusionMember &M : Members)
       Request.Members.push_back({M.Spec->Id, M.Spec->blockThreads(), M.Spec->AnyBlockSize,
-                                 M.Model.synchronizes(), M.Model.asmBarrierIds()});
+                                 M.Model.synchronizes(), reservedBarrierIds(M)});
     PartitionResult Plan = planPartition(Request);
     Diags.report(Plan.Problems, C.Path);
     if (!Plan.Plan || !respectsLaunchBounds(Members, *Plan.Plan))

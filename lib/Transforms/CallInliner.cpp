@@ -11,7 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "kfuse/Transforms/HorizontalFuser.h"
+#include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Transforms/KernelRewrites.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -64,6 +67,18 @@ std::string templateArgumentDeclarations(const clang::FunctionDecl &F) {
 
 namespace {
 
+/// References in a body to variables and functions declared outside any
+/// function.
+class OuterReferences : public clang::RecursiveASTVisitor<OuterReferences> {
+public:
+  std::vector<const clang::DeclRefExpr *> Found;
+  bool VisitDeclRefExpr(clang::DeclRefExpr *E) {
+    if (!E->getDecl()->getDeclContext()->isFunctionOrMethod())
+      Found.push_back(E);
+    return true;
+  }
+};
+
 /// Rewrites one body; inlines the calls in it through further instances.
 class BodyRewriter {
 public:
@@ -80,7 +95,12 @@ public:
       Ctx.Builtins.insert(U.Var);
     RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Edits, Ctx.Names);
     Renames.insert(Locals.begin(), Locals.end());
-    bool Ok = renameSymbols(Model, Renames, Edits);
+    bool Ok = checkCaptures();
+    size_t Enclosing = Ctx.KeptLocals.size();
+    for (const clang::VarDecl *V : Model.Locals)
+      if (!Renames.count(V))
+        Ctx.KeptLocals.push_back({V->getName().str(), Model.Name});
+    Ok &= renameSymbols(Model, Renames, Edits);
     Ok &= renameFileSymbols(Ctx.Renames, Model.Decl->getBody()->getSourceRange(),
                             Ctx.Unit.getSourceManager(), Edits);
     Ok &= rewriteBarriers(Model, Ctx, Edits);
@@ -89,6 +109,7 @@ public:
       Ok &= inlineCall(*C);
     Ok &= placeHoisted();
     Ok &= rewriteReturns(Model, Returns, Edits);
+    Ctx.KeptLocals.resize(Enclosing);
     if (!Ok)
       return std::nullopt;
     return Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
@@ -103,6 +124,25 @@ private:
   std::vector<const clang::FunctionDecl *> &Inlining;
   EditSet Edits;
   const clang::ASTContext &AST;
+
+  /// An inlined body lands inside the bodies that call it, so a name it
+  /// finds outside any function must not be a local that kept its name there.
+  bool checkCaptures() {
+    if (Ctx.KeptLocals.empty())
+      return true;
+    OuterReferences Outer;
+    Outer.TraverseStmt(Model.Decl->getBody());
+    bool Ok = true;
+    for (const clang::DeclRefExpr *Ref : Outer.Found)
+      for (const auto &[Name, Owner] : Ctx.KeptLocals)
+        if (Ref->getDecl()->getName() == Name) {
+          Ctx.Diags.report(Ref->getLocation(), Ctx.Unit.getSourceManager(), diag::ID::NameCapture)
+              << Model.Name << Name << Owner;
+          Ok = false;
+          break;
+        }
+    return Ok;
+  }
 
   std::string argumentText(const clang::CallExpr &Call, unsigned I,
                            const clang::ParmVarDecl &Param) {

@@ -32,6 +32,10 @@ struct FusionMember {
 /// calls a function that synchronizes.
 bool needsExitAwareBarriers(const KernelModel &Model);
 
+/// Barrier ids the inline PTX of \p M's kernel and of the functions inlined
+/// into it uses, which the fused kernel must leave to it.
+std::vector<unsigned> reservedBarrierIds(const FusionMember &M);
+
 /// Reports, at its source, every construct that keeps the members from being
 /// fused horizontally without deadlock, race or a change of result. Returns
 /// true when there is none.

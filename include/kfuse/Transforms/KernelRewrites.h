@@ -56,6 +56,9 @@ struct SectionContext {
   std::set<std::string> BarriersInMacros{};
   /// Dynamic shared arrays declared outside the kernel: name and element type.
   std::map<std::string, std::string> FileScopeDynamicShared{};
+  /// Locals of the bodies being rewritten that kept their names (a macro
+  /// body spells them), innermost last: the name and the function.
+  std::vector<std::pair<std::string, std::string>> KeptLocals{};
   unsigned DynamicSharedAlign = 16;
   bool UsesDynamicShared = false;
 };
