@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdlib>
 #include <set>
 
 namespace kfuse {
@@ -24,9 +25,69 @@ const FusionSpec *Config::findFusion(const std::string &Name) const {
   return nullptr;
 }
 
+unsigned elementBytes(ElementType T) {
+  switch (T) {
+  case ElementType::I8:
+  case ElementType::U8:
+    return 1;
+  case ElementType::I16:
+  case ElementType::U16:
+    return 2;
+  case ElementType::F32:
+  case ElementType::I32:
+  case ElementType::U32:
+    return 4;
+  case ElementType::F64:
+  case ElementType::I64:
+  case ElementType::U64:
+    return 8;
+  }
+  return 0;
+}
+
+const char *elementSpelling(ElementType T) {
+  switch (T) {
+  case ElementType::F32: return "float";
+  case ElementType::F64: return "double";
+  case ElementType::I8: return "signed char";
+  case ElementType::U8: return "unsigned char";
+  case ElementType::I16: return "short";
+  case ElementType::U16: return "unsigned short";
+  case ElementType::I32: return "int";
+  case ElementType::U32: return "unsigned int";
+  case ElementType::I64: return "long long";
+  case ElementType::U64: return "unsigned long long";
+  }
+  return "";
+}
+
+bool isFloating(ElementType T) { return T == ElementType::F32 || T == ElementType::F64; }
+
 namespace {
 
 using diag::ID;
+
+std::optional<ElementType> elementType(const std::string &S) {
+  static const std::pair<const char *, ElementType> Names[] = {
+      {"float", ElementType::F32},    {"double", ElementType::F64},
+      {"int8", ElementType::I8},      {"uint8", ElementType::U8},
+      {"int16", ElementType::I16},    {"uint16", ElementType::U16},
+      {"int", ElementType::I32},      {"int32", ElementType::I32},
+      {"unsigned", ElementType::U32}, {"uint32", ElementType::U32},
+      {"int64", ElementType::I64},    {"uint64", ElementType::U64}};
+  for (const auto &[Name, Type] : Names)
+    if (S == Name)
+      return Type;
+  return std::nullopt;
+}
+
+bool isNumber(const std::string &S) {
+  if (S.empty())
+    return false;
+  char *End = nullptr;
+  std::strtod(S.c_str(), &End);
+  return End && *End == '\0';
+}
 
 ConfigPosition positionOf(const YAML::Node &N) {
   YAML::Mark M = N.Mark();
@@ -168,7 +229,7 @@ private:
   }
 
   std::optional<KernelSpec> readKernel(const YAML::Node &N) {
-    checkKeys(N, "a kernel entry", {"name", "file", "kernel", "block", "any_block_size"});
+    checkKeys(N, "a kernel entry", {"name", "file", "kernel", "block", "any_block_size", "launch"});
     KernelSpec K;
     K.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a kernel entry");
@@ -194,40 +255,140 @@ private:
         Ok = false;
       }
     }
+    if (YAML::Node Launch = N["launch"]) {
+      K.Launch = readLaunch(Launch);
+      Ok &= K.Launch.has_value();
+    }
     if (!Ok)
       return std::nullopt;
     return K;
   }
 
-  bool readBlock(const YAML::Node &N, KernelSpec &K) {
-    YAML::Node Block = N["block"];
-    if (!Block) {
-      problem(ID::ConfigMissingKey, positionOf(N), {"a kernel entry", "block"});
-      return false;
+  std::optional<LaunchSpec> readLaunch(const YAML::Node &N) {
+    if (!N.IsMap()) {
+      problem(ID::ConfigBadValue, positionOf(N), {"launch", "a mapping with 'grid' and 'args'"});
+      return std::nullopt;
     }
-    std::vector<YAML::Node> Dims;
-    if (Block.IsScalar())
-      Dims.push_back(Block);
-    else if (Block.IsSequence() && Block.size() >= 1 && Block.size() <= 3)
-      for (const YAML::Node &D : Block)
-        Dims.push_back(D);
-    if (Dims.empty()) {
-      problem(ID::ConfigBadValue, positionOf(Block), {"block", "a list of 1 to 3 positive integers"});
-      return false;
+    checkKeys(N, "a launch", {"grid", "shared_bytes", "args"});
+    LaunchSpec L;
+    L.Position = positionOf(N);
+    bool Ok = readDims(N, "grid", "a launch", L.Grid).has_value();
+    if (YAML::Node Shared = N["shared_bytes"]) {
+      unsigned V = 0;
+      if (!Shared.IsScalar() || !YAML::convert<unsigned>::decode(Shared, V) ||
+          Shared.Scalar().find_first_not_of("0123456789") != std::string::npos) {
+        problem(ID::ConfigBadValue, positionOf(Shared), {"shared_bytes", "a number of bytes"});
+        Ok = false;
+      }
+      L.SharedBytes = V;
     }
-    bool Ok = true;
-    for (size_t I = 0; I < Dims.size(); ++I) {
-      std::optional<unsigned> V = positiveInteger(Dims[I], "block");
-      Ok &= V.has_value();
-      K.Block[I] = V.value_or(1);
+    YAML::Node Args = N["args"];
+    if (!Args) {
+      problem(ID::ConfigMissingKey, positionOf(N), {"a launch", "args"});
+      return std::nullopt;
     }
-    K.BlockRank = static_cast<unsigned>(Dims.size());
-    if (Ok && (K.Block[2] > 64 || K.blockThreads() > 1024)) {
-      problem(ID::ConfigBadValue, positionOf(Block),
-              {"block", "a CUDA block shape: at most 1024 threads and z at most 64"});
+    if (!Args.IsSequence()) {
+      problem(ID::ConfigBadValue, positionOf(Args), {"args", "a list of buffers and values"});
+      return std::nullopt;
+    }
+    for (const YAML::Node &A : Args) {
+      std::optional<LaunchArg> Arg = readArg(A);
+      Ok &= Arg.has_value();
+      if (Arg)
+        L.Args.push_back(std::move(*Arg));
+    }
+    if (!Ok)
+      return std::nullopt;
+    return L;
+  }
+
+  std::optional<LaunchArg> readArg(const YAML::Node &N) {
+    LaunchArg A;
+    A.Position = positionOf(N);
+    if (!N.IsMap() || (bool)N["buffer"] == (bool)N["value"]) {
+      problem(ID::ConfigBadValue, positionOf(N),
+              {"an argument", "{buffer: TYPE, count: N[, fill: ...]} or {value: NUMBER}"});
+      return std::nullopt;
+    }
+    if (YAML::Node Value = N["value"]) {
+      checkKeys(N, "a value argument", {"value"});
+      if (!Value.IsScalar() || !isNumber(Value.Scalar())) {
+        problem(ID::ConfigBadValue, positionOf(Value), {"value", "a number"});
+        return std::nullopt;
+      }
+      A.Value = Value.Scalar();
+      return A;
+    }
+    checkKeys(N, "a buffer argument", {"buffer", "count", "fill"});
+    A.IsBuffer = true;
+    YAML::Node Type = N["buffer"];
+    std::optional<ElementType> T = Type.IsScalar() ? elementType(Type.Scalar()) : std::nullopt;
+    bool Ok = T.has_value();
+    if (!T)
+      problem(ID::ConfigBadValue, positionOf(Type),
+              {"buffer", "an element type: float, double, int8, uint8, int16, uint16, int, "
+                         "unsigned, int32, uint32, int64 or uint64"});
+    A.Type = T.value_or(ElementType::F32);
+    YAML::Node Count = N["count"];
+    if (!Count) {
+      problem(ID::ConfigMissingKey, positionOf(N), {"a buffer argument", "count"});
+      return std::nullopt;
+    }
+    unsigned long long C = 0;
+    if (!Count.IsScalar() || !YAML::convert<unsigned long long>::decode(Count, C) || C == 0 ||
+        Count.Scalar().find_first_not_of("0123456789") != std::string::npos) {
+      problem(ID::ConfigBadValue, positionOf(Count), {"count", "a positive number of elements"});
       Ok = false;
     }
-    return Ok;
+    A.Count = C;
+    if (YAML::Node Fill = N["fill"])
+      Ok &= readFill(Fill, A);
+    if (!Ok)
+      return std::nullopt;
+    if (!isFloating(A.Type) && A.Fill.How == BufferFill::Uniform && !N["fill"])
+      A.Fill = {BufferFill::Uniform, 0.0, 100.0};
+    return A;
+  }
+
+  /// random | zero | {uniform: [LOW, HIGH]} | {value: V}
+  bool readFill(const YAML::Node &N, LaunchArg &A) {
+    const char *Expected = "random, zero, {uniform: [LOW, HIGH]} or {value: V}";
+    if (N.IsScalar() && (N.Scalar() == "random" || N.Scalar() == "zero")) {
+      if (N.Scalar() == "zero")
+        A.Fill = {BufferFill::Constant, 0.0, 0.0};
+      return true;
+    }
+    if (N.IsMap() && N.size() == 1 && N["value"] && N["value"].IsScalar() &&
+        isNumber(N["value"].Scalar())) {
+      double V = std::strtod(N["value"].Scalar().c_str(), nullptr);
+      A.Fill = {BufferFill::Constant, V, V};
+      return true;
+    }
+    YAML::Node Range = N.IsMap() && N.size() == 1 ? N["uniform"] : YAML::Node();
+    if (Range && Range.IsSequence() && Range.size() == 2 && Range[0].IsScalar() &&
+        Range[1].IsScalar() && isNumber(Range[0].Scalar()) && isNumber(Range[1].Scalar())) {
+      double Low = std::strtod(Range[0].Scalar().c_str(), nullptr);
+      double High = std::strtod(Range[1].Scalar().c_str(), nullptr);
+      if (Low < High) {
+        A.Fill = {BufferFill::Uniform, Low, High};
+        return true;
+      }
+    }
+    problem(ID::ConfigBadValue, positionOf(N), {"fill", Expected});
+    return false;
+  }
+
+  bool readBlock(const YAML::Node &N, KernelSpec &K) {
+    std::optional<unsigned> Rank = readDims(N, "block", "a kernel entry", K.Block);
+    if (!Rank)
+      return false;
+    K.BlockRank = *Rank;
+    if (K.Block[2] > 64 || K.blockThreads() > 1024) {
+      problem(ID::ConfigBadValue, positionOf(N["block"]),
+              {"block", "a CUDA block shape: at most 1024 threads and z at most 64"});
+      return false;
+    }
+    return true;
   }
 
   void readFusions(const YAML::Node &Root, Config &C) {
@@ -256,7 +417,7 @@ private:
   }
 
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
-    checkKeys(N, "a fusion entry", {"name", "mode", "kernels", "partition", "threads"});
+    checkKeys(N, "a fusion entry", {"name", "mode", "kernels", "partition", "threads", "tune"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -289,9 +450,79 @@ private:
       F.Threads = positiveInteger(Threads, "threads");
       Ok &= F.Threads.has_value();
     }
+    if (YAML::Node Tune = N["tune"])
+      Ok &= readTune(Tune, F.Tune);
     if (!Ok)
       return std::nullopt;
     return F;
+  }
+
+  bool readTune(const YAML::Node &N, TuneSpec &T) {
+    if (!N.IsMap()) {
+      problem(ID::ConfigBadValue, positionOf(N), {"tune", "a mapping"});
+      return false;
+    }
+    checkKeys(N, "tune", {"step", "samples", "tolerance"});
+    bool Ok = true;
+    if (YAML::Node Step = N["step"]) {
+      std::optional<unsigned> V = positiveInteger(Step, "step");
+      if (V && *V % 32 != 0) {
+        problem(ID::ConfigBadValue, positionOf(Step), {"step", "a multiple of 32 (a warp)"});
+        V.reset();
+      }
+      Ok &= V.has_value();
+      T.Step = V.value_or(T.Step);
+    }
+    if (YAML::Node Samples = N["samples"]) {
+      std::optional<unsigned> V = positiveInteger(Samples, "samples");
+      if (V && *V < 20) {
+        problem(ID::ConfigBadValue, positionOf(Samples), {"samples", "at least 20"});
+        V.reset();
+      }
+      Ok &= V.has_value();
+      T.Samples = V.value_or(T.Samples);
+    }
+    if (YAML::Node Tolerance = N["tolerance"]) {
+      double V = -1.0;
+      if (Tolerance.IsScalar() && isNumber(Tolerance.Scalar()))
+        V = std::strtod(Tolerance.Scalar().c_str(), nullptr);
+      if (V < 0.0) {
+        problem(ID::ConfigBadValue, positionOf(Tolerance), {"tolerance", "a number, 0 or more"});
+        Ok = false;
+      }
+      T.Tolerance = V < 0.0 ? T.Tolerance : V;
+    }
+    return Ok;
+  }
+
+  /// A list of 1 to 3 positive integers (or one integer) under \p Key; how
+  /// many were given.
+  std::optional<unsigned> readDims(const YAML::Node &Map, const char *Key,
+                                   const std::string &What, std::array<unsigned, 3> &Out) {
+    YAML::Node N = Map[Key];
+    if (!N) {
+      problem(ID::ConfigMissingKey, positionOf(Map), {What, Key});
+      return std::nullopt;
+    }
+    std::vector<YAML::Node> Dims;
+    if (N.IsScalar())
+      Dims.push_back(N);
+    else if (N.IsSequence() && N.size() >= 1 && N.size() <= 3)
+      for (const YAML::Node &D : N)
+        Dims.push_back(D);
+    if (Dims.empty()) {
+      problem(ID::ConfigBadValue, positionOf(N), {Key, "a list of 1 to 3 positive integers"});
+      return std::nullopt;
+    }
+    bool Ok = true;
+    for (size_t I = 0; I < Dims.size(); ++I) {
+      std::optional<unsigned> V = positiveInteger(Dims[I], Key);
+      Ok &= V.has_value();
+      Out[I] = V.value_or(1);
+    }
+    if (!Ok)
+      return std::nullopt;
+    return static_cast<unsigned>(Dims.size());
   }
 
   bool readFusionKernels(const YAML::Node &N, const Config &C, FusionSpec &F) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using kfuse::ConfigResult;
 using kfuse::parseConfig;
 using kfuse::diag::ID;
@@ -95,6 +97,111 @@ TEST(Config, AFusionNamesEachEntryOnce) {
   ConfigResult R = parseEdited("[a, b]", "[a, a]");
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, ID::ConfigRepeatedKernel);
+}
+
+const char *WithLaunch = R"(kernels:
+  - name: a
+    file: k.cu
+    kernel: ka
+    block: [256]
+    launch:
+      grid: [64, 2]
+      shared_bytes: 1024
+      args:
+        - {buffer: float, count: 4096}
+        - {buffer: int, count: 128, fill: zero}
+        - {buffer: uint8, count: 16, fill: {uniform: [0, 4]}}
+        - {buffer: double, count: 8, fill: {value: 2.5}}
+        - {value: 4096}
+        - {value: -0.5}
+  - {name: b, file: k.cu, kernel: kb, block: [128]}
+fusions:
+  - name: ab
+    kernels: [a, b]
+    tune: {step: 64, samples: 40, tolerance: 0.001}
+)";
+
+ConfigResult parseLaunchEdited(const std::string &From, const std::string &To) {
+  std::string Text = WithLaunch;
+  Text.replace(Text.find(From), From.size(), To);
+  return parseConfig(Text, "x.yaml");
+}
+
+TEST(ConfigLaunch, ReadsGridSharedMemoryBuffersAndValues) {
+  ConfigResult R = parseConfig(WithLaunch, "x.yaml");
+  ASSERT_TRUE(R.Value) << R.Problems.size() << " problems";
+  const kfuse::KernelSpec &A = R.Value->Kernels[0];
+  ASSERT_TRUE(A.Launch);
+  EXPECT_EQ(A.Launch->Grid, (std::array<unsigned, 3>{64, 2, 1}));
+  EXPECT_EQ(A.Launch->SharedBytes, 1024u);
+  ASSERT_EQ(A.Launch->Args.size(), 6u);
+  const auto &Args = A.Launch->Args;
+  EXPECT_TRUE(Args[0].IsBuffer);
+  EXPECT_EQ(Args[0].Type, kfuse::ElementType::F32);
+  EXPECT_EQ(Args[0].Count, 4096u);
+  EXPECT_EQ(Args[0].Fill.How, kfuse::BufferFill::Uniform);
+  EXPECT_EQ(Args[0].Fill.Low, -1.0);
+  EXPECT_EQ(Args[1].Type, kfuse::ElementType::I32);
+  EXPECT_EQ(Args[1].Fill.How, kfuse::BufferFill::Constant);
+  EXPECT_EQ(Args[1].Fill.Low, 0.0);
+  EXPECT_EQ(Args[2].Fill.High, 4.0);
+  EXPECT_EQ(Args[3].Fill.Low, 2.5);
+  EXPECT_FALSE(Args[4].IsBuffer);
+  EXPECT_EQ(Args[4].Value, "4096");
+  EXPECT_EQ(Args[5].Value, "-0.5");
+  EXPECT_FALSE(R.Value->Kernels[1].Launch);
+  const kfuse::TuneSpec &T = R.Value->Fusions[0].Tune;
+  EXPECT_EQ(T.Step, 64u);
+  EXPECT_EQ(T.Samples, 40u);
+  EXPECT_DOUBLE_EQ(T.Tolerance, 0.001);
+}
+
+TEST(ConfigLaunch, IntegerBuffersDefaultToSmallWholeNumbers) {
+  ConfigResult R = parseLaunchEdited("{buffer: float, count: 4096}", "{buffer: int64, count: 4096}");
+  ASSERT_TRUE(R.Value);
+  const kfuse::BufferFill &F = R.Value->Kernels[0].Launch->Args[0].Fill;
+  EXPECT_EQ(F.Low, 0.0);
+  EXPECT_EQ(F.High, 100.0);
+}
+
+TEST(ConfigLaunch, ReportsEachBadArgument) {
+  struct Case {
+    const char *From, *To, *Key;
+    ID Id;
+  } Cases[] = {
+      {"{buffer: float, count: 4096}", "{buffer: half, count: 4096}", "buffer", ID::ConfigBadValue},
+      {"{buffer: float, count: 4096}", "{buffer: float, count: 0}", "count", ID::ConfigBadValue},
+      {"{buffer: float, count: 4096}", "{buffer: float}", "a buffer argument",
+       ID::ConfigMissingKey},
+      {"{buffer: float, count: 4096}", "{buffer: float, count: 4, value: 1}", "an argument",
+       ID::ConfigBadValue},
+      {"{value: 4096}", "{value: lots}", "value", ID::ConfigBadValue},
+      {"fill: zero", "fill: ones", "fill", ID::ConfigBadValue},
+      {"{uniform: [0, 4]}", "{uniform: [4, 0]}", "fill", ID::ConfigBadValue},
+      {"grid: [64, 2]", "grid: [64, 0]", "grid", ID::ConfigBadValue},
+      {"grid: [64, 2]", "grid: [1, 2, 3, 4]", "grid", ID::ConfigBadValue},
+      {"shared_bytes: 1024", "shared_bytes: -1", "shared_bytes", ID::ConfigBadValue},
+      {"shared_bytes: 1024", "colour: red", "colour", ID::ConfigUnknownKey},
+      {"step: 64", "step: 100", "step", ID::ConfigBadValue},
+      {"samples: 40", "samples: 5", "samples", ID::ConfigBadValue},
+      {"tolerance: 0.001", "tolerance: -1", "tolerance", ID::ConfigBadValue},
+  };
+  for (const Case &C : Cases) {
+    ConfigResult R = parseLaunchEdited(C.From, C.To);
+    EXPECT_FALSE(R.Value) << C.To;
+    ASSERT_EQ(R.Problems.size(), 1u) << C.To;
+    EXPECT_EQ(R.Problems[0].Id, C.Id) << C.To;
+    const std::vector<std::string> &Args = R.Problems[0].Args;
+    EXPECT_TRUE(std::find(Args.begin(), Args.end(), C.Key) != Args.end()) << C.To;
+    EXPECT_GT(R.Problems[0].Line, 5u) << C.To;
+  }
+}
+
+TEST(ConfigLaunch, LaunchNeedsArgs) {
+  ConfigResult R = parseLaunchEdited("      args:\n", "      argz:\n");
+  EXPECT_FALSE(R.Value);
+  ASSERT_GE(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems.back().Id, ID::ConfigMissingKey);
 }
 
 } // namespace

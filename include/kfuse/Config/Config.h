@@ -23,6 +23,40 @@ struct ConfigPosition {
   unsigned Column = 0;
 };
 
+/// Element types of the buffers a launch spec can describe.
+enum class ElementType { F32, F64, I8, U8, I16, U16, I32, U32, I64, U64 };
+
+/// Size in bytes and C++ spelling of an element type.
+unsigned elementBytes(ElementType T);
+const char *elementSpelling(ElementType T);
+bool isFloating(ElementType T);
+
+/// How a buffer starts: random values in [Low, High) (integers: whole numbers
+/// in it), or every element Low.
+struct BufferFill {
+  enum Kind { Uniform, Constant } How = Uniform;
+  double Low = -1.0, High = 1.0;
+};
+
+/// One argument of a launch: a device buffer kfuse allocates and fills, or a
+/// scalar value as written.
+struct LaunchArg {
+  bool IsBuffer = false;
+  ElementType Type = ElementType::F32;
+  unsigned long long Count = 0;
+  BufferFill Fill;
+  std::string Value; ///< For scalars.
+  ConfigPosition Position;
+};
+
+/// How the tuner launches a kernel it has never seen.
+struct LaunchSpec {
+  std::array<unsigned, 3> Grid{1, 1, 1};
+  unsigned SharedBytes = 0;
+  std::vector<LaunchArg> Args;
+  ConfigPosition Position;
+};
+
 /// One original kernel: where it is and the block it was written for.
 struct KernelSpec {
   std::string Id;           ///< Name of the entry; prefixes the kernel's renamed symbols.
@@ -32,12 +66,20 @@ struct KernelSpec {
   std::array<unsigned, 3> Block{1, 1, 1};
   unsigned BlockRank = 1;     ///< How many block dimensions the config gave.
   bool AnyBlockSize = false;  ///< Correct for every 1-D block size and any grid.
+  std::optional<LaunchSpec> Launch; ///< For kfuse tune.
   ConfigPosition Position;
 
   unsigned blockThreads() const { return Block[0] * Block[1] * Block[2]; }
 };
 
 enum class FusionMode { Horizontal };
+
+/// What kfuse tune tries and how it measures.
+struct TuneSpec {
+  unsigned Step = 128;        ///< Partition granularity in threads, a warp multiple.
+  unsigned Samples = 30;      ///< Timed samples per candidate (at least 20).
+  double Tolerance = 1e-5;    ///< Relative difference allowed between float outputs.
+};
 
 /// One fusion: the kernels it combines, in the order of their thread ranges.
 struct FusionSpec {
@@ -46,6 +88,7 @@ struct FusionSpec {
   std::vector<std::string> Kernels;
   std::vector<unsigned> Partition; ///< Threads per kernel; empty means "split evenly".
   std::optional<unsigned> Threads; ///< Fused block size when no partition is given.
+  TuneSpec Tune;
   ConfigPosition Position;
   ConfigPosition PartitionPosition;
 };
