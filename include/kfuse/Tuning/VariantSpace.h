@@ -1,0 +1,48 @@
+//===- VariantSpace.h - the fused variants kfuse tune measures --*- C++ -*-===//
+//
+// Per fusion: every split of the fused block in steps of whole warps among
+// the kernels that work with any block size (the others keep their
+// blocks), each without and with the HFuse register bound, and the vertical
+// variant (every kernel from thread 0, one after the other) as a reference.
+// Free of Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_TUNING_VARIANTSPACE_H
+#define KFUSE_TUNING_VARIANTSPACE_H
+
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// A kernel of the fusion as the variant space sees it.
+struct TuneMember {
+  unsigned Threads;   ///< Its block as launched today.
+  bool Resizable;     ///< Works with any 1-D block size.
+};
+
+/// One fused kernel to build and measure.
+struct Variant {
+  std::string Name;              ///< "h384-640", "h384-640-rb", "vertical".
+  bool Vertical = false;
+  std::vector<unsigned> Threads; ///< Per kernel.
+  bool RegisterBound = false;    ///< Compiled with the HFuse bound.
+};
+
+/// The threads of the fused block: the sum of today's blocks, at most 1024
+/// when a kernel can shrink (the partition redistributes them).
+unsigned fusedThreads(const std::vector<TuneMember> &Members);
+
+/// Every split of fusedThreads() in multiples of \p Step (a warp multiple):
+/// each resizable kernel gets at least \p Step threads, fixed kernels keep
+/// theirs; in lexicographic order.
+std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members,
+                                              unsigned Step);
+
+/// Each partition without and with the register bound, then the vertical
+/// variant.
+std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,76 @@
+//===- VariantSpace.cpp - the fused variants kfuse tune measures ----------===//
+
+#include "kfuse/Tuning/VariantSpace.h"
+
+#include <algorithm>
+
+namespace kfuse {
+
+unsigned fusedThreads(const std::vector<TuneMember> &Members) {
+  unsigned Sum = 0;
+  bool AnyResizable = false;
+  for (const TuneMember &M : Members) {
+    Sum += M.Threads;
+    AnyResizable |= M.Resizable;
+  }
+  return AnyResizable ? std::min(Sum, 1024u) : Sum;
+}
+
+namespace {
+
+void split(const std::vector<TuneMember> &Members, unsigned Step, size_t I, unsigned Left,
+           std::vector<unsigned> &Current, std::vector<std::vector<unsigned>> &Out) {
+  if (I == Members.size()) {
+    if (Left == 0)
+      Out.push_back(Current);
+    return;
+  }
+  const TuneMember &M = Members[I];
+  if (!M.Resizable) {
+    if (M.Threads <= Left) {
+      Current.push_back(M.Threads);
+      split(Members, Step, I + 1, Left - M.Threads, Current, Out);
+      Current.pop_back();
+    }
+    return;
+  }
+  for (unsigned T = Step; T <= Left; T += Step) {
+    Current.push_back(T);
+    split(Members, Step, I + 1, Left - T, Current, Out);
+    Current.pop_back();
+  }
+}
+
+std::string joined(const std::vector<unsigned> &Threads) {
+  std::string S;
+  for (unsigned T : Threads)
+    S += (S.empty() ? "" : "-") + std::to_string(T);
+  return S;
+}
+
+} // namespace
+
+std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members,
+                                              unsigned Step) {
+  std::vector<std::vector<unsigned>> Out;
+  std::vector<unsigned> Current;
+  if (Step == 0 || Step % 32 != 0)
+    return Out;
+  split(Members, Step, 0, fusedThreads(Members), Current, Out);
+  return Out;
+}
+
+std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step) {
+  std::vector<Variant> Out;
+  for (const std::vector<unsigned> &P : partitions(Members, Step)) {
+    Out.push_back({"h" + joined(P), false, P, false});
+    Out.push_back({"h" + joined(P) + "-rb", false, P, true});
+  }
+  std::vector<unsigned> Own;
+  for (const TuneMember &M : Members)
+    Own.push_back(M.Threads);
+  Out.push_back({"vertical", true, Own, false});
+  return Out;
+}
+
+} // namespace kfuse

@@ -1,0 +1,56 @@
+// The partitions and variants kfuse tune builds.
+#include "kfuse/Tuning/VariantSpace.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using kfuse::TuneMember;
+using Split = std::vector<unsigned>;
+
+TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
+  std::vector<TuneMember> M{{512, true}, {512, true}};
+  EXPECT_EQ(kfuse::fusedThreads(M), 1024u);
+  std::vector<Split> P = kfuse::partitions(M, 128);
+  ASSERT_EQ(P.size(), 7u);
+  EXPECT_EQ(P.front(), (Split{128, 896}));
+  EXPECT_EQ(P.back(), (Split{896, 128}));
+  // 7 splits without and with the bound, and the vertical reference: the
+  // 14 + 1 variants the paper's search profiles.
+  std::vector<kfuse::Variant> V = kfuse::variantSpace(M, 128);
+  ASSERT_EQ(V.size(), 15u);
+  EXPECT_EQ(V[0].Name, "h128-896");
+  EXPECT_FALSE(V[0].RegisterBound);
+  EXPECT_EQ(V[1].Name, "h128-896-rb");
+  EXPECT_TRUE(V[1].RegisterBound);
+  EXPECT_TRUE(V.back().Vertical);
+  EXPECT_EQ(V.back().Threads, (Split{512, 512}));
+}
+
+TEST(VariantSpace, FinerStepsGiveMoreSplits) {
+  std::vector<TuneMember> M{{512, true}, {512, true}};
+  EXPECT_EQ(kfuse::partitions(M, 32).size(), 31u);
+  EXPECT_TRUE(kfuse::partitions(M, 48).empty());
+}
+
+TEST(VariantSpace, FixedKernelsKeepTheirBlocks) {
+  std::vector<TuneMember> M{{256, false}, {512, true}};
+  EXPECT_EQ(kfuse::fusedThreads(M), 768u);
+  EXPECT_EQ(kfuse::partitions(M, 128), (std::vector<Split>{{256, 512}}));
+  std::vector<TuneMember> Three{{256, true}, {128, false}, {256, true}};
+  EXPECT_EQ(kfuse::partitions(Three, 128),
+            (std::vector<Split>{{128, 128, 384}, {256, 128, 256}, {384, 128, 128}}));
+}
+
+TEST(VariantSpace, AllFixedIsOneSplit) {
+  std::vector<TuneMember> M{{256, false}, {384, false}};
+  EXPECT_EQ(kfuse::partitions(M, 128), (std::vector<Split>{{256, 384}}));
+}
+
+TEST(VariantSpace, ResizableKernelsShareAtMost1024) {
+  std::vector<TuneMember> M{{1024, true}, {512, true}};
+  EXPECT_EQ(kfuse::fusedThreads(M), 1024u);
+  EXPECT_EQ(kfuse::partitions(M, 256).size(), 3u);
+}
+
+} // namespace
