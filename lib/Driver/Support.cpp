@@ -7,9 +7,37 @@
 
 #include "clang/Basic/Version.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 namespace kfuse {
+
+std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buffer) {
+    Diags.report(diag::ID::FileNotFound) << Path << Buffer.getError().message();
+    return std::nullopt;
+  }
+  ConfigResult R = parseConfig((*Buffer)->getBuffer().str(), Path);
+  Diags.report(R.Problems, Path);
+  return R.Value;
+}
+
+std::vector<const FusionSpec *> selectFusions(const Config &C,
+                                              const std::optional<std::string> &Name,
+                                              Reporter &Diags) {
+  if (Name) {
+    if (const FusionSpec *F = C.findFusion(*Name))
+      return {F};
+    Diags.report(diag::ID::FusionNotInConfig) << *Name << C.Path;
+    return {};
+  }
+  std::vector<const FusionSpec *> All;
+  for (const FusionSpec &F : C.Fusions)
+    All.push_back(&F);
+  return All;
+}
 
 std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags) {
   llvm::Expected<CudaInstallation> Cuda = detectCuda(Settings.CudaPath);

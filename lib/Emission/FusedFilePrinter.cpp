@@ -99,9 +99,11 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
 
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
-     << " kernels side by side in blocks of " << K.BlockThreads
+     << (K.Vertical ? " kernels one after the other" : " kernels side by side")
+     << " in blocks of " << K.BlockThreads
      << " threads; fused block b runs block b of each kernel whose grid has it.\n";
-  OS << "__global__ void __launch_bounds__(" << K.BlockThreads << ") " << K.KernelName << "(";
+  OS << "__global__ void __launch_bounds__(" << K.BlockThreads
+     << (K.MinBlocksPerSm.empty() ? "" : ", " + K.MinBlocksPerSm) << ") " << K.KernelName << "(";
   printKernelParams(OS, K, /*Launch=*/false);
   OS << ") {\n";
   OS << "const unsigned kfuse_tid = threadIdx.x;\n";

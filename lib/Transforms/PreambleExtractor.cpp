@@ -26,9 +26,11 @@ using namespace clang;
 
 class Extractor {
 public:
-  Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames, Reporter &Diags)
+  Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames, Reporter &Diags,
+            bool KeepKernels)
       : Unit(Unit), SM(Unit.getSourceManager()), Rewriter(SM, Unit.getLangOpts()),
-        OutputDir(std::move(OutputDir)), Renames(Renames), Diags(Diags) {}
+        OutputDir(std::move(OutputDir)), Renames(Renames), Diags(Diags),
+        KeepKernels(KeepKernels) {}
 
   std::optional<ExtractedPreamble> run() {
     visitContext(Unit.getASTContext().getTranslationUnitDecl());
@@ -55,6 +57,7 @@ private:
   std::string OutputDir;
   const FileRenames &Renames;
   Reporter &Diags;
+  bool KeepKernels;
   ExtractedPreamble Result;
   std::vector<CharSourceRange> Dropped;
 
@@ -105,8 +108,11 @@ private:
     const auto *Template = dyn_cast<FunctionTemplateDecl>(D);
     const auto *F = Template ? Template->getTemplatedDecl() : dyn_cast<FunctionDecl>(D);
     if (F) {
-      if (F->hasAttr<CUDAGlobalAttr>())
+      if (F->hasAttr<CUDAGlobalAttr>()) {
+        if (KeepKernels)
+          return;
         return drop(D, "kernel '" + F->getQualifiedNameAsString() + "' left out");
+      }
       if (!F->hasAttr<CUDADeviceAttr>())
         return drop(D, "host function '" + F->getQualifiedNameAsString() + "' left out");
       if (!Template)
@@ -264,8 +270,9 @@ planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Repor
 }
 
 std::optional<ExtractedPreamble> extractPreamble(ASTUnit &Unit, const std::string &OutputDir,
-                                                 const FileRenames &Renames, Reporter &Diags) {
-  return Extractor(Unit, OutputDir, Renames, Diags).run();
+                                                 const FileRenames &Renames, Reporter &Diags,
+                                                 bool KeepKernels) {
+  return Extractor(Unit, OutputDir, Renames, Diags, KeepKernels).run();
 }
 
 } // namespace kfuse

@@ -61,6 +61,10 @@ struct FusedKernel {
   std::string KernelName;
   std::string LauncherName;
   unsigned BlockThreads = 0;
+  bool Vertical = false; ///< Every section from thread 0, one after the other.
+  /// The second argument of __launch_bounds__ (a number or a macro), which
+  /// bounds the registers; empty for none.
+  std::string MinBlocksPerSm;
   std::vector<FusedSection> Sections;
 };
 

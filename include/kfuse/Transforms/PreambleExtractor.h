@@ -41,10 +41,12 @@ class Reporter;
 std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>>
 planFileRenames(const std::vector<clang::ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags);
 
-/// The preamble of \p Unit; null when \p Renames cannot be applied (a
+/// The preamble of \p Unit (with \p KeepKernels, its kernels too, for a file
+/// that launches the originals); null when \p Renames cannot be applied (a
 /// symbol to rename is spelled in a macro of another file), which is reported.
 std::optional<ExtractedPreamble> extractPreamble(clang::ASTUnit &Unit, const std::string &OutputDir,
-                                                 const FileRenames &Renames, Reporter &Diags);
+                                                 const FileRenames &Renames, Reporter &Diags,
+                                                 bool KeepKernels = false);
 
 } // namespace kfuse
 

@@ -1,0 +1,173 @@
+//===- FusionPipeline.cpp - from a config's fusions to fused kernels ------===//
+
+#include "FusionPipeline.h"
+
+#include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Plan/PartitionPlan.h"
+#include "kfuse/Transforms/PreambleExtractor.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+
+namespace kfuse {
+
+using diag::ID;
+
+namespace {
+
+/// Every kernel from thread 0: the block is the largest kernel's, and each
+/// kernel keeps its barrier id.
+PartitionPlan vertically(PartitionPlan Plan) {
+  Plan.BlockThreads = 0;
+  for (ThreadRange &R : Plan.Ranges) {
+    R.Begin = 0;
+    Plan.BlockThreads = std::max(Plan.BlockThreads, R.Size);
+  }
+  return Plan;
+}
+
+} // namespace
+
+void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
+  Fusions = Selected;
+  for (const FusionSpec *F : Fusions) {
+    std::vector<FusionMember> &Members = AllMembers.emplace_back();
+    bool Ok = true;
+    for (const std::string &Id : F->Kernels) {
+      std::optional<FusionMember> M = member(*C.findKernel(Id));
+      Ok &= M.has_value();
+      if (M) {
+        if (std::none_of(Inputs.begin(), Inputs.end(),
+                         [&](const auto &In) { return In.second == M->Unit; }))
+          Inputs.push_back({M->Spec, M->Unit});
+        Members.push_back(std::move(*M));
+      }
+    }
+    Resolved.push_back(Ok);
+  }
+  std::vector<clang::ASTUnit *> Units;
+  for (const auto &[Spec, Unit] : Inputs)
+    Units.push_back(Unit);
+  Renames = planFileRenames(Units, Names, Diags);
+  for (std::vector<FusionMember> &Members : AllMembers)
+    for (FusionMember &M : Members)
+      M.Renames = Renames.at(M.Unit);
+}
+
+void FusionPipeline::problem(ID Id, ConfigPosition At, std::vector<std::string> Args) {
+  Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, C.Path);
+}
+
+std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> FusionPipeline::inputs() const {
+  return Inputs;
+}
+
+std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
+  if (!llvm::sys::fs::is_regular_file(K.ResolvedFile)) {
+    problem(ID::FileNotFound, K.Position, {K.ResolvedFile, "no such file"});
+    return std::nullopt;
+  }
+  clang::ASTUnit *Unit = Parser.parse(K.ResolvedFile);
+  if (!Unit)
+    return std::nullopt;
+  KernelLookup Found = lookUpKernel(*Unit, K.Kernel);
+  if (!Found.Kernel) {
+    reportMissingKernel(K, *Unit, Found);
+    return std::nullopt;
+  }
+  Names.reserveIdentifiersOf(*Unit);
+  std::shared_ptr<FunctionModels> &Helpers = HelperModels[Unit];
+  if (!Helpers)
+    Helpers = std::make_shared<FunctionModels>(*Unit);
+  return FusionMember{&K, Unit, analyzeKernel(*Unit, *Found.Kernel), Helpers};
+}
+
+void FusionPipeline::reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit,
+                                       const KernelLookup &Found) {
+  clang::SourceManager &SM = Unit.getSourceManager();
+  if (!Found.Template) {
+    problem(ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
+    for (const clang::FunctionDecl *Other : findKernels(Unit))
+      Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate)
+          << Other->getQualifiedNameAsString();
+    return;
+  }
+  std::string Name = Found.Template->getQualifiedNameAsString();
+  if (K.Kernel.find('<') == std::string::npos) {
+    std::string Uses = Found.Instantiations.empty()
+                           ? "'" + K.File + "' instantiates none"
+                           : "'" + K.File + "' uses '" + Found.Instantiations.front() + "'";
+    problem(ID::TemplateNotInstantiated, K.Position, {Name, Uses});
+    return;
+  }
+  std::string Args = K.Kernel.substr(std::min(K.Kernel.find('<') + 1, K.Kernel.size()));
+  if (!Args.empty() && Args.back() == '>')
+    Args.pop_back();
+  problem(ID::TemplateNeverUsed, K.Position, {Name, K.File, Args});
+  for (const std::string &Spelled : Found.Instantiations)
+    Diags.report(Found.Template->getLocation(), SM, ID::NoteKernelCandidate) << Spelled;
+}
+
+std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &Layout) {
+  const FusionSpec &F = *Fusions[I];
+  const std::vector<FusionMember> &Members = AllMembers[I];
+  if (!Resolved[I] || !checkHorizontalFusion(Members, Diags))
+    return std::nullopt;
+  PartitionRequest Request;
+  Request.Fusion = F.Name;
+  Request.Partition = Layout.Threads ? *Layout.Threads : F.Partition;
+  Request.Threads = F.Threads;
+  ConfigPosition At = F.Partition.empty() ? F.Position : F.PartitionPosition;
+  Request.Line = At.Line;
+  Request.Column = At.Column;
+  for (const FusionMember &M : Members)
+    Request.Members.push_back({M.Spec->Id, M.Spec->blockThreads(), M.Spec->AnyBlockSize,
+                               M.Model.synchronizes(), reservedBarrierIds(M)});
+  PartitionResult Plan = planPartition(Request);
+  Diags.report(Plan.Problems, C.Path);
+  if (!Plan.Plan)
+    return std::nullopt;
+  PartitionPlan Laid = Layout.Vertical ? vertically(*Plan.Plan) : *Plan.Plan;
+  if (!respectsLaunchBounds(Members, Laid))
+    return std::nullopt;
+  std::optional<FusedKernel> K =
+      fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags);
+  if (K) {
+    K->Vertical = Layout.Vertical;
+    K->MinBlocksPerSm = Layout.MinBlocksPerSm;
+  }
+  return K;
+}
+
+/// A kernel compiled for at most N threads per block may use more
+/// registers per thread than a larger range can get.
+bool FusionPipeline::respectsLaunchBounds(const std::vector<FusionMember> &Members,
+                                        const PartitionPlan &Plan) {
+  bool Ok = true;
+  for (size_t I = 0; I < Members.size(); ++I) {
+    const KernelModel &Model = Members[I].Model;
+    unsigned Size = Plan.Ranges[I].Size;
+    if (Model.LaunchBoundsMaxThreads && Size > *Model.LaunchBoundsMaxThreads) {
+      Diags.report(Model.Decl->getLocation(), Members[I].Unit->getSourceManager(),
+                   ID::LaunchBoundsExceeded)
+          << Model.Name << Size << *Model.LaunchBoundsMaxThreads;
+      Ok = false;
+    }
+  }
+  return Ok;
+}
+
+
+std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, bool KeepKernels) {
+  std::vector<Preamble> Result;
+  const FileRenames None;
+  for (const auto &[Spec, Unit] : Inputs)
+    if (std::optional<ExtractedPreamble> P = extractPreamble(
+            *Unit, OutputDir, KeepKernels ? None : *Renames.at(Unit), Diags, KeepKernels))
+      Result.push_back({Spec->File, std::move(P->Text)});
+  return Result;
+}
+
+} // namespace kfuse

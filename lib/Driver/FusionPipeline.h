@@ -1,0 +1,82 @@
+//===- FusionPipeline.h - from a config's fusions to fused kernels --------===//
+//
+// What `kfuse fuse` and `kfuse tune` share: parse and analyze the kernels of
+// the selected fusions, plan the renames that let their files stand side by
+// side, and build a fused kernel per fusion in the layout asked for.
+// Internal to the driver.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_LIB_DRIVER_FUSIONPIPELINE_H
+#define KFUSE_LIB_DRIVER_FUSIONPIPELINE_H
+
+#include "kfuse/Analysis/FusionLegality.h"
+#include "kfuse/Config/Config.h"
+#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Frontend/SourceParser.h"
+#include "kfuse/Transforms/HorizontalFuser.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+class Reporter;
+
+/// How one fused kernel is laid out; by default as the config says.
+struct FusionLayout {
+  std::optional<std::vector<unsigned>> Threads; ///< Per kernel, instead of the config's.
+  bool Vertical = false;    ///< Every kernel from thread 0, one after the other.
+  std::string Name;         ///< Names the kernel and launcher; empty: the fusion's.
+  std::string MinBlocksPerSm; ///< Second __launch_bounds__ argument; empty: none.
+};
+
+class FusionPipeline {
+public:
+  FusionPipeline(const Config &C, SourceParser &Parser, Reporter &Diags)
+      : C(C), Parser(Parser), Diags(Diags) {}
+
+  /// Parses and analyzes the kernels of \p Fusions and plans the renames;
+  /// a fusion with a kernel that cannot be found is reported and skipped.
+  void load(const std::vector<const FusionSpec *> &Fusions);
+
+  size_t size() const { return Fusions.size(); }
+  const FusionSpec &fusion(size_t I) const { return *Fusions[I]; }
+  bool resolved(size_t I) const { return Resolved[I]; }
+  const std::vector<FusionMember> &members(size_t I) const { return AllMembers[I]; }
+
+  /// The fused kernel of fusion \p I, or nothing if it cannot be fused.
+  std::optional<FusedKernel> fuse(size_t I, const FusionLayout &Layout = {});
+
+  /// One preamble per input file, in the order the config names them; with
+  /// \p KeepKernels the kernels stay and nothing is renamed (each file then
+  /// compiles on its own).
+  std::vector<Preamble> preambles(const std::string &OutputDir, bool KeepKernels = false);
+
+  /// The input files, each once, in the order the config names them.
+  std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> inputs() const;
+
+private:
+  const Config &C;
+  SourceParser &Parser;
+  Reporter &Diags;
+  NameAllocator Names;
+  std::vector<const FusionSpec *> Fusions;
+  std::vector<bool> Resolved;
+  // Kept until printing: the models point into the parsed units.
+  std::vector<std::vector<FusionMember>> AllMembers;
+  std::map<clang::ASTUnit *, std::shared_ptr<FunctionModels>> HelperModels;
+  std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> Renames;
+  std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
+
+  void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
+  std::optional<FusionMember> member(const KernelSpec &K);
+  void reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit, const KernelLookup &Found);
+  bool respectsLaunchBounds(const std::vector<FusionMember> &Members, const PartitionPlan &Plan);
+};
+
+} // namespace kfuse
+
+#endif
