@@ -42,6 +42,7 @@ public:
   /// a fusion with a kernel that cannot be found is reported and skipped.
   void load(const std::vector<const FusionSpec *> &Fusions);
 
+  const Config &config() const { return C; }
   size_t size() const { return Fusions.size(); }
   const FusionSpec &fusion(size_t I) const { return *Fusions[I]; }
   bool resolved(size_t I) const { return Resolved[I]; }

@@ -1,6 +1,8 @@
 //===- kfuse.cpp - the kfuse command line ---------------------------------===//
 //
 //   kfuse fuse CONFIG.yaml [-o OUT.cu] [--fusion NAME] [-p BUILD_DIR] [-- ARGS]
+//   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run] [-o OUT.cu]
+//   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
 //   kfuse list FILE.cu [-p BUILD_DIR] [-- ARGS]
 //   kfuse --version
 //
@@ -23,25 +25,40 @@ namespace {
 cl::OptionCategory Category("kfuse options");
 cl::SubCommand Fuse("fuse", "Fuse the kernels a config names into one kernel and a launcher");
 cl::SubCommand List("list", "List the kernels of a .cu file and what fusing them depends on");
+cl::SubCommand Tune("tune", "Measure the fused variants against the native launches on a GPU "
+                            "and keep the fastest, or the original launches");
 
 cl::opt<std::string> ConfigPath(cl::Positional, cl::desc("<config.yaml>"), cl::Required,
-                                cl::sub(Fuse), cl::cat(Category));
+                                cl::sub(Fuse), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Output("o", cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
-                            cl::value_desc("file"), cl::sub(Fuse), cl::cat(Category));
-cl::opt<std::string> FusionName("fusion", cl::desc("Fuse only the fusion with this name"),
-                                cl::value_desc("name"), cl::sub(Fuse), cl::cat(Category));
+                            cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune),
+                            cl::cat(Category));
+cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusion with this name"),
+                                cl::value_desc("name"), cl::sub(Fuse), cl::sub(Tune),
+                                cl::cat(Category));
+cl::opt<std::string> Bundle("bundle", cl::desc("Directory for the tuning harness (default: "
+                                               "<config>.tune)"),
+                            cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
+cl::opt<std::string> Results("results", cl::desc("Choose from the harness's measurements"),
+                             cl::value_desc("results.json"), cl::sub(Tune), cl::cat(Category));
+cl::opt<std::string> ReportDir("report", cl::desc("Directory for the report and charts "
+                                                  "(default: the output's)"),
+                               cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
+cl::opt<bool> RunHere("run", cl::desc("Run the harness on this machine's GPU, then choose"),
+                      cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::Required, cl::sub(List),
                               cl::cat(Category));
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
                               cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List),
-                              cl::cat(Category));
+                              cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation to parse against"),
-                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List),
+                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                               cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
 cl::opt<std::string> GpuArch("cuda-gpu-arch", cl::desc("GPU architecture the kernels are read for"),
-                             cl::init("sm_90"), cl::sub(Fuse), cl::sub(List), cl::cat(Category));
+                             cl::init("sm_90"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
+                             cl::cat(Category));
 cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource directory"),
-                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List),
+                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                                  cl::cat(Category));
 
 void printVersion(raw_ostream &OS) {
@@ -85,6 +102,20 @@ int main(int argc, const char **argv) {
     if (FusionName.getNumOccurrences())
       Request.Fusion = FusionName;
     return kfuse::runFuse(Settings, Request, Diags, outs());
+  }
+  if (Tune) {
+    kfuse::TuneRequest Request;
+    Request.ConfigPath = ConfigPath;
+    auto Given = [](const cl::opt<std::string> &O) -> std::optional<std::string> {
+      return O.getNumOccurrences() ? std::optional<std::string>(O) : std::nullopt;
+    };
+    Request.Fusion = Given(FusionName);
+    Request.Bundle = Given(Bundle);
+    Request.Results = Given(Results);
+    Request.Output = Given(Output);
+    Request.ReportDir = Given(ReportDir);
+    Request.Run = RunHere;
+    return kfuse::runTune(Settings, Request, Diags, outs());
   }
   if (List)
     return kfuse::runList(Settings, ListFile, Diags, outs());

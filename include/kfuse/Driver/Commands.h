@@ -1,4 +1,4 @@
-//===- Commands.h - what `kfuse fuse` and `kfuse list` do -------*- C++ -*-===//
+//===- Commands.h - what kfuse fuse, tune and list do -----------*- C++ -*-===//
 //
 // Each command wires the stages together: config, frontend, analysis,
 // transforms, emission. The tool's main only parses options and calls these.
@@ -37,6 +37,22 @@ struct FuseRequest {
 /// Writes the fused source of the requested fusions; nothing is written when
 /// anything is reported as an error. Returns the process exit code.
 int runFuse(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags,
+            llvm::raw_ostream &Out);
+
+struct TuneRequest {
+  std::string ConfigPath;
+  std::optional<std::string> Fusion;
+  std::optional<std::string> Bundle;    ///< Where to write the harness bundle.
+  std::optional<std::string> Results;   ///< Measurements to choose from instead.
+  std::optional<std::string> Output;    ///< The fused file with the winners.
+  std::optional<std::string> ReportDir; ///< Report, tuning.yaml and charts.
+  bool Run = false;                     ///< Run the bundle here, then choose.
+};
+
+/// Writes the tuning bundle for the requested fusions, or (with Results)
+/// chooses from its measurements; with Run, both, running the bundle on
+/// this machine's GPU in between.
+int runTune(const ParseSettings &Settings, const TuneRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
 
 /// Prints what the fuser needs to know of every kernel in \p File.

@@ -1,0 +1,77 @@
+//===- TuneBundle.h - the files kfuse tune runs on the GPU machine -*- C++ -*-===//
+//
+// A directory that needs only the CUDA toolkit: the harness (fixed source),
+// the occupancy rules it shares with kfuse, tune_spec.h saying what to
+// measure, one source per fused variant and one per input file with the
+// original kernels, and run.sh. The transforms fill these structures; the
+// printers only print.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_EMISSION_TUNEBUNDLE_H
+#define KFUSE_EMISSION_TUNEBUNDLE_H
+
+#include "kfuse/Emission/FusedFile.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// One argument as the harness builds it.
+struct TuneArgument {
+  bool Buffer = false;
+  unsigned ElementBytes = 0;
+  bool Floating = false;
+  unsigned long long Count = 0;
+  bool ConstantFill = false;
+  double Low = 0, High = 0;
+  std::string ScalarKind = "I32"; ///< kfuse_tune::Scalar enumerator, for scalars.
+  std::string Value = "0";        ///< For scalars, as written.
+};
+
+struct TuneKernel {
+  std::string Id;     ///< The config entry.
+  std::string Getter; ///< extern "C" function returning the original kernel.
+  std::string Kernel; ///< Expression naming the original kernel: "blas::axpy<float>".
+  std::vector<TuneArgument> Args;
+  std::array<unsigned, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  unsigned SharedBytes = 0;
+};
+
+struct TuneVariant {
+  std::string Name;   ///< "h384-640-rb"
+  std::string Source; ///< File in the bundle; bounded variants share their twin's.
+  bool Vertical = false, Bounded = false;
+  std::vector<unsigned> Threads;
+  unsigned BlockThreads = 0;
+};
+
+struct TuneFusion {
+  std::string Name;
+  std::vector<TuneKernel> Kernels;
+  std::vector<TuneVariant> Variants;
+  unsigned Samples = 30;
+  double Tolerance = 1e-5;
+};
+
+/// tune_spec.h: the tables the harness reads.
+std::string printTuneSpec(const std::vector<TuneFusion> &Fusions);
+
+/// A variant's source: the fused file, compiled with the bound the harness
+/// passes as KFUSE_MIN_BLOCKS_PER_SM, and the two entry points the harness
+/// loads. \p ParamTypes are the fused launcher's parameter types in order.
+std::string printVariantSource(const FusedFile &File, const std::vector<std::string> &ParamTypes);
+
+/// An input file with its kernels, and a getter for each kernel the
+/// harness launches natively.
+std::string printOriginalsSource(const Preamble &File, const std::vector<TuneKernel> &Kernels);
+
+/// The fixed files of every bundle.
+std::string tuneHarnessSource();
+std::string occupancyHeaderSource();
+std::string tuneRunScript();
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,75 @@
+//===- Selection.h - reading measurements and choosing a winner -*- C++ -*-===//
+//
+// The harness writes what it measured as JSON; this reads it, decides per
+// fusion whether a fused variant beats the best native launch by more than
+// the measured noise, and prints the report. Free of Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_TUNING_SELECTION_H
+#define KFUSE_TUNING_SELECTION_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+struct CandidateResult {
+  std::string Name;
+  std::string Kind; ///< sequential, streams, graph, horizontal, vertical.
+  bool Valid = false;
+  unsigned long long Mismatches = 0;
+  std::string Error;
+  std::vector<unsigned> Threads;
+  unsigned BlockThreads = 0;
+  bool RegisterBound = false;
+  unsigned MinBlocksPerSm = 0;
+  int Registers = 0, SpillBytes = 0, StaticShared = 0, BlocksPerSm = 0, BlocksPerSmModel = 0;
+  double Median = 0, P25 = 0, P75 = 0;
+  unsigned Samples = 0;
+
+  bool native() const { return Kind == "sequential" || Kind == "streams" || Kind == "graph"; }
+  /// Half the interquartile range relative to the median.
+  double noise() const { return Median > 0 ? (P75 - P25) / (2 * Median) : 0; }
+};
+
+struct FusionResult {
+  std::string Fusion;
+  double CompileSeconds = 0;
+  std::vector<CandidateResult> Candidates;
+};
+
+struct TuneResults {
+  std::string Device, Sm;
+  int DriverApi = 0, Runtime = 0;
+  unsigned Seed = 0;
+  std::vector<FusionResult> Fusions;
+
+  const FusionResult *find(const std::string &Fusion) const;
+};
+
+/// The results in \p Text, or nothing with \p Error saying why.
+std::optional<TuneResults> parseTuneResults(const std::string &Text, std::string &Error);
+
+struct Verdict {
+  bool Fuse = false;
+  const CandidateResult *NativeBest = nullptr;
+  const CandidateResult *Fastest = nullptr; ///< The fastest valid fused variant.
+  double Speedup = 0; ///< NativeBest / Fastest.
+  double Noise = 0;   ///< The larger noise of the two.
+  std::string Reason;
+};
+
+/// Fuse when the fastest valid variant is faster than native best by more
+/// than the noise of both measurements.
+Verdict decide(const FusionResult &R);
+
+/// A Markdown report: the device, a table per fusion and the verdicts.
+std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdicts);
+
+/// The verdicts and every candidate, as YAML.
+std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Verdicts);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,389 @@
+//===- TuneCommand.cpp - `kfuse tune CONFIG` ------------------------------===//
+//
+// Writes a bundle that measures every fused variant of each fusion against
+// the native launches on a GPU machine (needing only the CUDA toolkit), and
+// reads what it measured back to choose: the fastest valid variant when it
+// beats native best by more than the noise, else the original launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Driver/Commands.h"
+
+#include "FusionPipeline.h"
+#include "Support.h"
+
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Emission/TuneBundle.h"
+#include "kfuse/Tuning/Chart.h"
+#include "kfuse/Tuning/Selection.h"
+#include "kfuse/Tuning/VariantSpace.h"
+
+#include "clang/AST/ASTContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <map>
+
+namespace kfuse {
+namespace {
+
+using diag::ID;
+
+std::string identifier(const std::string &S) {
+  std::string Out = S;
+  for (char &C : Out)
+    if (!llvm::isAlnum(C))
+      C = '_';
+  return Out;
+}
+
+/// The harness's name for a scalar parameter's type, if it has one.
+std::optional<std::string> scalarKind(clang::QualType T) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (const auto *E = T->getAs<clang::EnumType>())
+    T = E->getDecl()->getIntegerType().getCanonicalType();
+  const auto *B = T->getAs<clang::BuiltinType>();
+  if (!B)
+    return std::nullopt;
+  switch (B->getKind()) {
+  case clang::BuiltinType::Bool:
+  case clang::BuiltinType::UChar:
+  case clang::BuiltinType::Char_U:
+    return "U8";
+  case clang::BuiltinType::SChar:
+  case clang::BuiltinType::Char_S:
+    return "I8";
+  case clang::BuiltinType::Short:
+    return "I16";
+  case clang::BuiltinType::UShort:
+    return "U16";
+  case clang::BuiltinType::Int:
+    return "I32";
+  case clang::BuiltinType::UInt:
+    return "U32";
+  case clang::BuiltinType::Long:
+  case clang::BuiltinType::LongLong:
+    return "I64";
+  case clang::BuiltinType::ULong:
+  case clang::BuiltinType::ULongLong:
+    return "U64";
+  case clang::BuiltinType::Float:
+    return "F32";
+  case clang::BuiltinType::Double:
+    return "F64";
+  default:
+    return std::nullopt;
+  }
+}
+
+class TuneCommand {
+public:
+  TuneCommand(const ParseSettings &Settings, const TuneRequest &Request, Reporter &Diags)
+      : Settings(Settings), Request(Request), Diags(Diags) {}
+
+  int run(llvm::raw_ostream &Out) {
+    std::optional<Config> C = readConfigFile(Request.ConfigPath, Diags);
+    if (!C)
+      return 1;
+    std::vector<const FusionSpec *> Fusions = selectFusions(*C, Request.Fusion, Diags);
+    if (Fusions.empty() || !haveLaunches(*C, Fusions))
+      return 1;
+    std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
+    if (!Options)
+      return 1;
+    SourceParser Parser(*Options, Diags);
+    FusionPipeline Pipeline(*C, Parser, Diags);
+    Pipeline.load(Fusions);
+    if (Request.Results)
+      return select(*C, Pipeline, *Request.Results, Out);
+    std::string Bundle = Request.Bundle.value_or(
+        llvm::sys::path::stem(C->Path).str() + ".tune");
+    if (!writeBundle(Pipeline, Bundle))
+      return 1;
+    Out << "kfuse: wrote the tuning bundle to " << Bundle << "; run " << Bundle
+        << "/run.sh on the GPU machine, then kfuse tune " << Request.ConfigPath
+        << " --results results.json\n";
+    if (!Request.Run)
+      return 0;
+    std::string Results = Bundle + "/results.json";
+    int Status = runBundle(Bundle, Results);
+    if (Status != 0) {
+      Diags.report(ID::TuneRun) << Status;
+      return 1;
+    }
+    return select(*C, Pipeline, Results, Out);
+  }
+
+private:
+  const ParseSettings &Settings;
+  const TuneRequest &Request;
+  Reporter &Diags;
+
+  bool haveLaunches(const Config &C, const std::vector<const FusionSpec *> &Fusions) {
+    bool Ok = true;
+    for (const FusionSpec *F : Fusions)
+      for (const std::string &Id : F->Kernels) {
+        const KernelSpec *K = C.findKernel(Id);
+        if (!K->Launch) {
+          Diags.report({{ID::TuneNoLaunch, K->Position.Line, K->Position.Column, {Id}}},
+                       C.Path);
+          Ok = false;
+        }
+      }
+    return Ok;
+  }
+
+  /// The harness's description of \p M, or nothing after reporting why the
+  /// launch spec does not fit the kernel.
+  std::optional<TuneKernel> tuneKernel(const Config &C, const FusionSpec &F,
+                                       const FusionMember &M) {
+    const KernelSpec &Spec = *M.Spec;
+    TuneKernel K;
+    K.Id = Spec.Id;
+    K.Getter = "kfuse_native_" + F.Name + "_" + Spec.Id;
+    llvm::raw_string_ostream Name(K.Kernel);
+    M.Model.Decl->getNameForDiagnostic(Name, M.Unit->getASTContext().getPrintingPolicy(), true);
+    K.Grid = Spec.Launch->Grid;
+    K.Block = Spec.Block;
+    K.SharedBytes = Spec.Launch->SharedBytes;
+    const std::vector<LaunchArg> &Args = Spec.Launch->Args;
+    auto Problem = [&](ID Id, ConfigPosition At, std::vector<std::string> Text) {
+      Diags.report({{Id, At.Line, At.Column, std::move(Text)}}, C.Path);
+      return std::nullopt;
+    };
+    if (Args.size() != M.Model.Params.size())
+      return Problem(ID::TuneArgCount, Spec.Launch->Position,
+                     {Spec.Id, std::to_string(Args.size()), std::to_string(M.Model.Params.size())});
+    clang::ASTContext &AST = M.Unit->getASTContext();
+    bool Fits = true;
+    for (size_t I = 0; I < Args.size(); ++I) {
+      const LaunchArg &A = Args[I];
+      const clang::ParmVarDecl *P = M.Model.Params[I];
+      clang::QualType T = P->getType().getCanonicalType();
+      TuneArgument Out;
+      Out.Buffer = A.IsBuffer;
+      std::string What = A.IsBuffer ? std::string("a buffer of ") + elementSpelling(A.Type)
+                                    : "the value " + A.Value;
+      auto Mismatch = [&] {
+        Problem(ID::TuneArgMismatch, A.Position,
+                {std::to_string(I + 1), Spec.Id, What, P->getNameAsString(),
+                 P->getType().getAsString(AST.getPrintingPolicy())});
+        Fits = false;
+      };
+      if (A.IsBuffer) {
+        clang::QualType Pointee = T->isPointerType() ? T->getPointeeType() : clang::QualType();
+        if (Pointee.isNull() ||
+            (!Pointee->isVoidType() &&
+             (!Pointee->isArithmeticType() ||
+              AST.getTypeSizeInChars(Pointee).getQuantity() != elementBytes(A.Type)))) {
+          Mismatch();
+          continue;
+        }
+        Out.ElementBytes = elementBytes(A.Type);
+        Out.Floating = isFloating(A.Type);
+        Out.Count = A.Count;
+        Out.ConstantFill = A.Fill.How == BufferFill::Constant;
+        Out.Low = A.Fill.Low;
+        Out.High = A.Fill.High;
+      } else {
+        std::optional<std::string> Kind = scalarKind(T);
+        if (!Kind) {
+          Mismatch();
+          continue;
+        }
+        Out.ScalarKind = *Kind;
+        Out.Value = A.Value;
+      }
+      K.Args.push_back(Out);
+    }
+    if (!Fits)
+      return std::nullopt;
+    return K;
+  }
+
+  std::vector<std::string> paramTypes(const std::vector<FusionMember> &Members) {
+    std::vector<std::string> Types;
+    for (const FusionMember &M : Members)
+      for (const clang::ParmVarDecl *P : M.Model.Params)
+        Types.push_back(
+            P->getType().getUnqualifiedType().getAsString(
+                M.Unit->getASTContext().getPrintingPolicy()));
+    return Types;
+  }
+
+  bool writeBundle(FusionPipeline &Pipeline, const std::string &Dir) {
+    std::map<std::string, std::string> Files;
+    std::vector<TuneFusion> Fusions;
+    std::map<const clang::ASTUnit *, std::vector<TuneKernel>> Natives;
+    std::vector<Preamble> Preambles = Pipeline.preambles(Dir);
+    for (size_t I = 0; I < Pipeline.size(); ++I) {
+      const FusionSpec &F = Pipeline.fusion(I);
+      const std::vector<FusionMember> &Members = Pipeline.members(I);
+      if (!Pipeline.resolved(I))
+        continue;
+      TuneFusion TF;
+      TF.Name = F.Name;
+      TF.Samples = F.Tune.Samples;
+      TF.Tolerance = F.Tune.Tolerance;
+      std::vector<TuneMember> Shape;
+      for (const FusionMember &M : Members) {
+        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize});
+        std::optional<TuneKernel> K = tuneKernel(Pipeline.config(), F, M);
+        if (!K)
+          continue;
+        TF.Kernels.push_back(*K);
+        Natives[M.Unit].push_back(*K);
+      }
+      std::vector<std::string> Types = paramTypes(Members);
+      for (const Variant &V : variantSpace(Shape, F.Tune.Step)) {
+        unsigned Block = 0;
+        for (unsigned T : V.Threads)
+          Block = V.Vertical ? std::max(Block, T) : Block + T;
+        if (Block > 1024)
+          continue; // Vertical only where the largest and the sum both fit.
+        std::string Source = F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3)
+                                                              : V.Name) + ".cu";
+        TF.Variants.push_back({V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block});
+        if (V.RegisterBound)
+          continue;
+        FusionLayout Layout;
+        Layout.Threads = V.Threads;
+        Layout.Vertical = V.Vertical;
+        Layout.Name = F.Name + "_" + identifier(V.Name);
+        Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
+        std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
+        if (!K)
+          return false;
+        FusedFile File;
+        File.Generator = std::string("kfuse ") + Version;
+        File.Config = Request.ConfigPath;
+        File.Preambles = Preambles;
+        File.Kernels.push_back(std::move(*K));
+        Files[Source] = printVariantSource(File, Types);
+      }
+      Fusions.push_back(std::move(TF));
+    }
+    if (Diags.errorCount() != 0)
+      return false;
+    std::vector<Preamble> Originals = Pipeline.preambles(Dir, /*KeepKernels=*/true);
+    std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs = Pipeline.inputs();
+    for (size_t I = 0; I < Inputs.size() && I < Originals.size(); ++I)
+      Files["originals_" + std::to_string(I) + ".cu"] =
+          printOriginalsSource(Originals[I], Natives[Inputs[I].second]);
+    Files["tune_spec.h"] = printTuneSpec(Fusions);
+    Files["tune_harness.cu"] = tuneHarnessSource();
+    Files["kfuse_occupancy.h"] = occupancyHeaderSource();
+    Files["run.sh"] = tuneRunScript();
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+      Diags.report(ID::OutputUnwritable) << Dir << EC.message();
+      return false;
+    }
+    for (const auto &[Name, Text] : Files)
+      if (!writeAtomically(Dir + "/" + Name, Text, Diags))
+        return false;
+    llvm::sys::fs::setPermissions(Dir + "/run.sh", llvm::sys::fs::all_read |
+                                                      llvm::sys::fs::all_exe |
+                                                      llvm::sys::fs::owner_write);
+    return true;
+  }
+
+  int runBundle(const std::string &Dir, const std::string &Results) {
+    llvm::ErrorOr<std::string> Bash = llvm::sys::findProgramByName("bash");
+    if (!Bash)
+      return 127;
+    std::vector<llvm::StringRef> Args{*Bash, "-c", ""};
+    std::string Command = "'" + Dir + "/run.sh' --out '" + Results + "'";
+    Args[2] = Command;
+    return llvm::sys::ExecuteAndWait(*Bash, Args);
+  }
+
+  /// Chooses per fusion, writes the report and, for the fusions where a
+  /// variant wins, the fused file with that variant.
+  int select(const Config &C, FusionPipeline &Pipeline, const std::string &ResultsPath,
+             llvm::raw_ostream &Out) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+        llvm::MemoryBuffer::getFile(ResultsPath, /*IsText=*/true);
+    if (!Buffer) {
+      Diags.report(ID::TuneResults) << ResultsPath << Buffer.getError().message();
+      return 1;
+    }
+    std::string Error;
+    std::optional<TuneResults> Results = parseTuneResults((*Buffer)->getBuffer().str(), Error);
+    if (!Results) {
+      Diags.report(ID::TuneResults) << ResultsPath << Error;
+      return 1;
+    }
+    std::vector<Verdict> Verdicts;
+    for (const FusionResult &F : Results->Fusions)
+      Verdicts.push_back(decide(F));
+
+    FusedFile File;
+    File.Generator = std::string("kfuse ") + Version;
+    File.Config = Request.ConfigPath;
+    std::string Output = Request.Output.value_or(llvm::sys::path::stem(C.Path).str() +
+                                                 ".fused.cu");
+    for (size_t I = 0; I < Pipeline.size(); ++I) {
+      const FusionResult *R = Results->find(Pipeline.fusion(I).Name);
+      if (!R) {
+        Diags.report(ID::TuneResults) << ResultsPath
+                                      << "no measurements of fusion '" +
+                                             Pipeline.fusion(I).Name + "'";
+        return 1;
+      }
+      const Verdict &V = Verdicts[static_cast<size_t>(R - Results->Fusions.data())];
+      Out << "kfuse: " << R->Fusion << ": " << (V.Fuse ? "fuse" : "keep the original launches")
+          << " (" << V.Reason << ")\n";
+      if (!V.Fuse)
+        continue;
+      FusionLayout Layout;
+      Layout.Threads = V.Fastest->Threads;
+      Layout.Vertical = V.Fastest->Kind == "vertical";
+      if (V.Fastest->RegisterBound)
+        Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
+      std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
+      if (!K)
+        return 1;
+      File.Kernels.push_back(std::move(*K));
+    }
+    llvm::SmallString<256> OutputDir(Output);
+    llvm::sys::path::remove_filename(OutputDir);
+    if (OutputDir.empty())
+      OutputDir = ".";
+    std::string ReportDir = Request.ReportDir.value_or(std::string(OutputDir));
+    if (std::error_code EC = llvm::sys::fs::create_directories(ReportDir)) {
+      Diags.report(ID::OutputUnwritable) << ReportDir << EC.message();
+      return 1;
+    }
+    if (!File.Kernels.empty())
+      File.Preambles = Pipeline.preambles(std::string(OutputDir));
+    if (Diags.errorCount() != 0)
+      return 1;
+    bool Ok = writeAtomically(ReportDir + "/tuning.yaml", printTuningYaml(*Results, Verdicts),
+                              Diags) &&
+              writeAtomically(ReportDir + "/tuning-report.md", printReport(*Results, Verdicts),
+                              Diags);
+    for (size_t I = 0; Ok && I < Results->Fusions.size(); ++I)
+      Ok = writeAtomically(ReportDir + "/" + Results->Fusions[I].Fusion + ".tuning.png",
+                           renderChartPng(Results->Fusions[I], Verdicts[I]), Diags);
+    if (Ok && !File.Kernels.empty())
+      Ok = writeAtomically(Output, printFusedFile(File), Diags);
+    if (!Ok)
+      return 1;
+    Out << "kfuse: wrote " << ReportDir << "/tuning-report.md, tuning.yaml and charts";
+    if (!File.Kernels.empty())
+      Out << "; the winning variants to " << Output;
+    Out << "\n";
+    return 0;
+  }
+};
+
+} // namespace
+
+int runTune(const ParseSettings &Settings, const TuneRequest &Request, Reporter &Diags,
+            llvm::raw_ostream &Out) {
+  return TuneCommand(Settings, Request, Diags).run(Out);
+}
+
+} // namespace kfuse

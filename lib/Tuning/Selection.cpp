@@ -1,0 +1,182 @@
+//===- Selection.cpp - reading measurements and choosing a winner ---------===//
+
+#include "kfuse/Tuning/Selection.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <sstream>
+
+namespace kfuse {
+
+const FusionResult *TuneResults::find(const std::string &Fusion) const {
+  for (const FusionResult &F : Fusions)
+    if (F.Fusion == Fusion)
+      return &F;
+  return nullptr;
+}
+
+namespace {
+
+template <typename T> T get(const YAML::Node &N, const char *Key, T Default) {
+  return N[Key] ? N[Key].as<T>() : Default;
+}
+
+CandidateResult candidate(const YAML::Node &N) {
+  CandidateResult C;
+  C.Name = N["name"].as<std::string>();
+  C.Kind = N["kind"].as<std::string>();
+  C.Valid = get(N, "valid", false);
+  C.Mismatches = get(N, "mismatches", 0ull);
+  C.Error = get<std::string>(N, "error", "");
+  if (N["threads"])
+    C.Threads = N["threads"].as<std::vector<unsigned>>();
+  C.BlockThreads = get(N, "block_threads", 0u);
+  C.RegisterBound = get(N, "register_bound", false);
+  C.MinBlocksPerSm = get(N, "min_blocks_per_sm", 0u);
+  C.Registers = get(N, "registers", 0);
+  C.SpillBytes = get(N, "spill_bytes", 0);
+  C.StaticShared = get(N, "static_shared_bytes", 0);
+  C.BlocksPerSm = get(N, "blocks_per_sm", 0);
+  C.BlocksPerSmModel = get(N, "blocks_per_sm_model", 0);
+  C.Median = get(N, "median_ms", 0.0);
+  C.P25 = get(N, "p25_ms", 0.0);
+  C.P75 = get(N, "p75_ms", 0.0);
+  C.Samples = N["ms"] ? static_cast<unsigned>(N["ms"].size()) : 0;
+  return C;
+}
+
+std::string fixed(double V, int Digits) {
+  char Buffer[64];
+  std::snprintf(Buffer, sizeof Buffer, "%.*f", Digits, V);
+  return Buffer;
+}
+
+std::string threads(const CandidateResult &C) {
+  std::string S;
+  for (unsigned T : C.Threads)
+    S += (S.empty() ? "" : "/") + std::to_string(T);
+  return S;
+}
+
+} // namespace
+
+std::optional<TuneResults> parseTuneResults(const std::string &Text, std::string &Error) {
+  try {
+    YAML::Node Root = YAML::Load(Text);
+    TuneResults R;
+    R.Device = Root["device"].as<std::string>();
+    R.Sm = get<std::string>(Root, "sm", "");
+    R.DriverApi = get(Root, "driver_api", 0);
+    R.Runtime = get(Root, "runtime", 0);
+    R.Seed = get(Root, "seed", 0u);
+    for (const YAML::Node &F : Root["fusions"]) {
+      FusionResult FR;
+      FR.Fusion = F["fusion"].as<std::string>();
+      FR.CompileSeconds = get(F, "compile_seconds", 0.0);
+      for (const YAML::Node &C : F["candidates"])
+        FR.Candidates.push_back(candidate(C));
+      R.Fusions.push_back(std::move(FR));
+    }
+    return R;
+  } catch (const YAML::Exception &E) {
+    Error = E.what();
+    return std::nullopt;
+  }
+}
+
+Verdict decide(const FusionResult &R) {
+  Verdict V;
+  for (const CandidateResult &C : R.Candidates) {
+    if (!C.Valid || C.Median <= 0)
+      continue;
+    const CandidateResult *&Best = C.native() ? V.NativeBest : V.Fastest;
+    if (!Best || C.Median < Best->Median)
+      Best = &C;
+  }
+  if (!V.NativeBest) {
+    V.Reason = "no native launch was measured";
+    return V;
+  }
+  if (!V.Fastest) {
+    V.Reason = "no fused variant was valid";
+    return V;
+  }
+  V.Speedup = V.NativeBest->Median / V.Fastest->Median;
+  V.Noise = std::max(V.NativeBest->noise(), V.Fastest->noise());
+  V.Fuse = V.Fastest->Median * (1 + V.Noise) < V.NativeBest->Median;
+  V.Reason = V.Fuse ? "'" + V.Fastest->Name + "' is " + fixed(V.Speedup, 3) + "x as fast as '" +
+                          V.NativeBest->Name + "', beyond the noise of " +
+                          fixed(100 * V.Noise, 1) + "%"
+                    : "the fastest variant '" + V.Fastest->Name + "' (" + fixed(V.Speedup, 3) +
+                          "x of '" + V.NativeBest->Name + "') does not beat native best by " +
+                          "more than the noise of " + fixed(100 * V.Noise, 1) + "%";
+  return V;
+}
+
+std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdicts) {
+  std::ostringstream OS;
+  OS << "# kfuse tune report\n\n"
+     << "Device: " << R.Device << " (sm_" << R.Sm << "), CUDA driver API " << R.DriverApi
+     << ", runtime " << R.Runtime << ", input seed " << R.Seed << ".\n";
+  for (size_t I = 0; I < R.Fusions.size(); ++I) {
+    const FusionResult &F = R.Fusions[I];
+    const Verdict &V = Verdicts[I];
+    OS << "\n## " << F.Fusion << "\n\n"
+       << "Variants compiled in " << fixed(F.CompileSeconds, 1) << " s. Verdict: **"
+       << (V.Fuse ? "fuse" : "keep the original launches") << "**: " << V.Reason << ".\n\n"
+       << "| candidate | threads | median ms | IQR/2 | vs native best | regs | spill B | "
+          "blocks/SM | valid |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const CandidateResult &C : F.Candidates) {
+      OS << "| " << C.Name << " | " << threads(C) << " | "
+         << (C.Median > 0 ? fixed(C.Median, 4) : "-") << " | " << fixed(100 * C.noise(), 1)
+         << "% | "
+         << (C.Median > 0 && V.NativeBest ? fixed(V.NativeBest->Median / C.Median, 3) + "x"
+                                           : "-")
+         << " | " << (C.native() ? "" : std::to_string(C.Registers)) << " | "
+         << (C.native() ? "" : std::to_string(C.SpillBytes)) << " | "
+         << (C.native() ? "" : std::to_string(C.BlocksPerSm)) << " | "
+         << (C.Valid ? "yes" : C.Error.empty() ? std::to_string(C.Mismatches) + " differ"
+                                               : C.Error)
+         << " |\n";
+    }
+  }
+  return OS.str();
+}
+
+std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Verdicts) {
+  YAML::Emitter E;
+  E << YAML::BeginMap << YAML::Key << "device" << YAML::Value << R.Device;
+  E << YAML::Key << "driver_api" << YAML::Value << R.DriverApi;
+  E << YAML::Key << "runtime" << YAML::Value << R.Runtime;
+  E << YAML::Key << "fusions" << YAML::Value << YAML::BeginSeq;
+  for (size_t I = 0; I < R.Fusions.size(); ++I) {
+    const FusionResult &F = R.Fusions[I];
+    const Verdict &V = Verdicts[I];
+    E << YAML::BeginMap << YAML::Key << "fusion" << YAML::Value << F.Fusion;
+    E << YAML::Key << "verdict" << YAML::Value << (V.Fuse ? "fuse" : "keep-native");
+    if (V.Fastest)
+      E << YAML::Key << "winner" << YAML::Value << (V.Fuse ? V.Fastest->Name : V.NativeBest->Name);
+    E << YAML::Key << "speedup" << YAML::Value << V.Speedup;
+    E << YAML::Key << "noise" << YAML::Value << V.Noise;
+    E << YAML::Key << "reason" << YAML::Value << V.Reason;
+    E << YAML::Key << "candidates" << YAML::Value << YAML::BeginSeq;
+    for (const CandidateResult &C : F.Candidates) {
+      E << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << C.Name
+        << YAML::Key << "kind" << YAML::Value << C.Kind << YAML::Key << "valid" << YAML::Value
+        << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key
+        << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
+      if (!C.native())
+        E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"
+          << YAML::Value << C.SpillBytes << YAML::Key << "blocks_per_sm" << YAML::Value
+          << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value
+          << C.MinBlocksPerSm;
+      E << YAML::EndMap;
+    }
+    E << YAML::EndSeq << YAML::EndMap;
+  }
+  E << YAML::EndSeq << YAML::EndMap;
+  return std::string(E.c_str()) + "\n";
+}
+
+} // namespace kfuse
