@@ -109,21 +109,108 @@ void chunk(std::string &Out, const char *Type, const std::string &Data) {
   be32(Out, crc32(Body));
 }
 
-/// zlib with stored (uncompressed) deflate blocks.
-std::string zlibStored(const std::string &Raw) {
-  std::string Out("\x78\x01", 2);
+/// Bits in deflate's order: values LSB first, Huffman codes MSB first.
+class BitWriter {
+public:
+  void bits(uint32_t Value, int Count) {
+    for (int I = 0; I < Count; ++I)
+      put((Value >> I) & 1);
+  }
+  void code(uint32_t Code, int Length) {
+    for (int I = Length - 1; I >= 0; --I)
+      put((Code >> I) & 1);
+  }
+  std::string finish() {
+    if (Used)
+      Out += static_cast<char>(Byte);
+    return Out;
+  }
+
+private:
+  std::string Out;
+  uint32_t Byte = 0;
+  int Used = 0;
+  void put(uint32_t Bit) {
+    Byte |= Bit << Used;
+    if (++Used == 8) {
+      Out += static_cast<char>(Byte);
+      Byte = 0;
+      Used = 0;
+    }
+  }
+};
+
+/// A literal/length symbol in deflate's fixed Huffman code (RFC 1951, 3.2.6).
+void fixedSymbol(BitWriter &W, unsigned Symbol) {
+  if (Symbol < 144)
+    W.code(0x30 + Symbol, 8);
+  else if (Symbol < 256)
+    W.code(0x190 + Symbol - 144, 9);
+  else if (Symbol < 280)
+    W.code(Symbol - 256, 7);
+  else
+    W.code(0xc0 + Symbol - 280, 8);
+}
+
+void fixedLength(BitWriter &W, unsigned Length) {
+  static const unsigned Base[] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                  31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+  static const unsigned Extra[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                   2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+  unsigned I = 28;
+  while (Base[I] > Length)
+    --I;
+  fixedSymbol(W, 257 + I);
+  W.bits(Length - Base[I], static_cast<int>(Extra[I]));
+}
+
+void fixedDistance(BitWriter &W, unsigned Distance) {
+  unsigned Code = 0, Base = 1, ExtraBits = 0;
+  for (unsigned C = 0; C < 30; ++C) {
+    unsigned Bits = C < 4 ? 0 : C / 2 - 1;
+    unsigned B = C < 4 ? C + 1 : ((2 + C % 2) << Bits) + 1;
+    if (B > Distance)
+      break;
+    Code = C;
+    Base = B;
+    ExtraBits = Bits;
+  }
+  W.code(Code, 5);
+  W.bits(Distance - Base, static_cast<int>(ExtraBits));
+}
+
+/// zlib around one fixed-Huffman deflate block. Charts repeat whole pixels
+/// and rows, so matches one pixel or one row back are all it looks for.
+std::string zlibDeflate(const std::string &Raw, unsigned RowBytes) {
+  BitWriter W;
+  W.bits(1, 1); // Last block.
+  W.bits(1, 2); // Fixed Huffman codes.
   size_t Pos = 0;
-  do {
-    size_t Len = std::min<size_t>(Raw.size() - Pos, 65535);
-    bool Last = Pos + Len == Raw.size();
-    Out += static_cast<char>(Last ? 1 : 0);
-    Out += static_cast<char>(Len & 0xff);
-    Out += static_cast<char>(Len >> 8);
-    Out += static_cast<char>(~Len & 0xff);
-    Out += static_cast<char>((~Len >> 8) & 0xff);
-    Out.append(Raw, Pos, Len);
-    Pos += Len;
-  } while (Pos < Raw.size());
+  while (Pos < Raw.size()) {
+    unsigned BestLength = 0, BestDistance = 0;
+    for (unsigned Distance : {3u, RowBytes}) {
+      if (Distance > Pos || Distance > 32768)
+        continue;
+      unsigned Length = 0;
+      while (Length < 258 && Pos + Length < Raw.size() &&
+             Raw[Pos + Length] == Raw[Pos + Length - Distance])
+        ++Length;
+      if (Length > BestLength) {
+        BestLength = Length;
+        BestDistance = Distance;
+      }
+    }
+    if (BestLength >= 3) {
+      fixedLength(W, BestLength);
+      fixedDistance(W, BestDistance);
+      Pos += BestLength;
+    } else {
+      fixedSymbol(W, static_cast<unsigned char>(Raw[Pos++]));
+    }
+  }
+  fixedSymbol(W, 256);
+  std::string Out("\x78\x01", 2);
+  Out += W.finish();
   uint32_t A = 1, B = 0;
   for (unsigned char C : Raw) {
     A = (A + C) % 65521;
@@ -151,7 +238,7 @@ std::string Canvas::png() const {
       Raw += static_cast<char>(P.B);
     }
   }
-  chunk(Out, "IDAT", zlibStored(Raw));
+  chunk(Out, "IDAT", zlibDeflate(Raw, 1 + 3 * static_cast<unsigned>(W)));
   chunk(Out, "IEND", "");
   return Out;
 }

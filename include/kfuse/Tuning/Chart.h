@@ -2,8 +2,8 @@
 //
 // Median time per candidate as horizontal bars (native launches grey, fused
 // variants blue, the winner green, invalid ones left out) with a line at
-// native best. Written without a graphics library: a 5x7 pixel font and an
-// uncompressed PNG encoder are enough for a chart.
+// native best. Written without a graphics library: a 5x7 pixel font and a
+// PNG encoder with deflate's fixed codes are enough for a chart.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_CHART_H

@@ -95,7 +95,7 @@ struct Options {
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out = "results.json";
   std::string nvcc = "nvcc";
-  unsigned seed = 20261121;
+  unsigned seed = std::random_device{}(); // Fresh inputs each run; --seed repeats one.
 };
 
 /// A variant's shared library and what the toolchain says of its kernel.
