@@ -31,14 +31,6 @@ namespace {
 
 using diag::ID;
 
-std::string identifier(const std::string &S) {
-  std::string Out = S;
-  for (char &C : Out)
-    if (!llvm::isAlnum(C))
-      C = '_';
-  return Out;
-}
-
 /// The harness's name for a scalar parameter's type, if it has one.
 std::optional<std::string> scalarKind(clang::QualType T) {
   T = T.getCanonicalType().getUnqualifiedType();
@@ -251,7 +243,7 @@ private:
         FusionLayout Layout;
         Layout.Threads = V.Threads;
         Layout.Vertical = V.Vertical;
-        Layout.Name = F.Name + "_" + identifier(V.Name);
+        Layout.Name = F.Name + "_" + identifierFrom(V.Name);
         Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
         std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
         if (!K)

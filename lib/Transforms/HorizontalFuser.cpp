@@ -17,6 +17,14 @@ void NameAllocator::reserveIdentifiersOf(clang::ASTUnit &Unit) {
     Taken.insert(Entry.getKey().str());
 }
 
+std::string identifierFrom(llvm::StringRef Text) {
+  std::string Result = Text.str();
+  for (char &C : Result)
+    if (!llvm::isAlnum(C))
+      C = '_';
+  return Result;
+}
+
 std::string NameAllocator::allocate(const std::string &Wanted) {
   std::string Name = Wanted;
   for (unsigned Suffix = 1; Taken.count(Name); ++Suffix)

@@ -32,6 +32,12 @@ public:
         OutputDir(std::move(OutputDir)), Renames(Renames), Diags(Diags),
         KeepKernels(KeepKernels) {}
 
+  /// What the preamble keeps at namespace scope, without writing it.
+  std::map<std::string, SourceLocation> definitions() {
+    visitContext(Unit.getASTContext().getTranslationUnitDecl());
+    return std::move(Result.Definitions);
+  }
+
   std::optional<ExtractedPreamble> run() {
     visitContext(Unit.getASTContext().getTranslationUnitDecl());
     if (!renameSymbols())
@@ -218,14 +224,6 @@ std::string normalized(llvm::StringRef Definition) {
   return Result;
 }
 
-std::string identifierOf(llvm::StringRef Path) {
-  std::string Stem = llvm::sys::path::stem(Path).str();
-  for (char &C : Stem)
-    if (!llvm::isAlnum(C))
-      C = '_';
-  return Stem;
-}
-
 } // namespace
 
 std::map<const ASTUnit *, std::shared_ptr<const FileRenames>>
@@ -237,9 +235,8 @@ planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Repor
   const FileRenames None;
   for (ASTUnit *Unit : Units) {
     auto Renames = std::make_shared<FileRenames>();
-    std::optional<ExtractedPreamble> P = extractPreamble(*Unit, ".", None, Diags);
     std::set<std::string> Clashing;
-    for (const auto &[Name, Loc] : P->Definitions)
+    for (const auto &[Name, Loc] : Extractor(*Unit, ".", None, Diags, false).definitions())
       if (!Defined.insert(Name).second)
         Clashing.insert(Name);
     // Overloads and templates of one name keep sharing one name.
@@ -247,7 +244,8 @@ planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Repor
     for (const std::string &Name : Clashing) {
       size_t Scope = Name.rfind("::");
       std::string Unqualified = Scope == std::string::npos ? Name : Name.substr(Scope + 2);
-      NewNameOf[Name] = Names.allocate(Unqualified + "_" + identifierOf(Unit->getMainFileName()));
+      NewNameOf[Name] = Names.allocate(
+          Unqualified + "_" + identifierFrom(llvm::sys::path::stem(Unit->getMainFileName())));
     }
     if (!Clashing.empty())
       for (const SymbolSpelling &S : mainFileSymbolSpellings(*Unit)) {

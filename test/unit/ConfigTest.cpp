@@ -28,9 +28,10 @@ fusions:
     partition: [768, 256]
 )";
 
-/// The valid config with one piece of text replaced.
-ConfigResult parseEdited(const std::string &From, const std::string &To) {
-  std::string Text = Valid;
+/// A config (by default the valid one) with one piece of text replaced.
+ConfigResult parseEdited(const std::string &From, const std::string &To,
+                         const std::string &Base = Valid) {
+  std::string Text = Base;
   Text.replace(Text.find(From), From.size(), To);
   return parseConfig(Text, "x.yaml");
 }
@@ -122,9 +123,7 @@ fusions:
 )";
 
 ConfigResult parseLaunchEdited(const std::string &From, const std::string &To) {
-  std::string Text = WithLaunch;
-  Text.replace(Text.find(From), From.size(), To);
-  return parseConfig(Text, "x.yaml");
+  return parseEdited(From, To, WithLaunch);
 }
 
 TEST(ConfigLaunch, ReadsGridSharedMemoryBuffersAndValues) {

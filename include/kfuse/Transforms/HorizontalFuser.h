@@ -33,6 +33,9 @@ private:
   std::set<std::string> Taken;
 };
 
+/// \p Text with every character that cannot stand in an identifier made '_'.
+std::string identifierFrom(llvm::StringRef Text);
+
 /// Builds the fused kernel of \p Members laid out by \p Plan, or reports why
 /// a body cannot be rewritten and returns nothing.
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
