@@ -25,6 +25,18 @@ const FusionSpec *Config::findFusion(const std::string &Name) const {
   return nullptr;
 }
 
+std::vector<std::string> Config::kernelsOf(const FusionSpec &F) const {
+  std::vector<std::string> Result;
+  for (const std::string &Name : F.Kernels) {
+    const FusionSpec *Inner = findKernel(Name) ? nullptr : findFusion(Name);
+    if (Inner)
+      Result.insert(Result.end(), Inner->Kernels.begin(), Inner->Kernels.end());
+    else
+      Result.push_back(Name);
+  }
+  return Result;
+}
+
 unsigned elementBytes(ElementType T) {
   switch (T) {
   case ElementType::I8:
@@ -417,7 +429,8 @@ private:
   }
 
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
-    checkKeys(N, "a fusion entry", {"name", "mode", "kernels", "partition", "threads", "tune"});
+    checkKeys(N, "a fusion entry",
+              {"name", "mode", "kernels", "partition", "threads", "tune", "flows", "same"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -425,14 +438,25 @@ private:
     F.Name = Name.value_or("");
     if (YAML::Node Mode = N["mode"]) {
       if (!Mode.IsScalar()) {
-        problem(ID::ConfigBadValue, positionOf(Mode), {"mode", "'horizontal'"});
+        problem(ID::ConfigBadValue, positionOf(Mode), {"mode", "'horizontal' or 'vertical'"});
         Ok = false;
+      } else if (Mode.Scalar() == "vertical") {
+        F.Mode = FusionMode::Vertical;
       } else if (Mode.Scalar() != "horizontal") {
         problem(ID::ConfigUnsupportedMode, positionOf(Mode), {Mode.Scalar()});
         Ok = false;
       }
     }
     Ok &= readFusionKernels(N, C, F);
+    for (const char *Key : {"flows", "same"})
+      if (N[Key] && F.Mode != FusionMode::Vertical) {
+        problem(ID::ConfigBadValue, positionOf(N[Key]), {Key, "given for vertical fusions only"});
+        Ok = false;
+      }
+    if (YAML::Node Flows = N["flows"])
+      Ok &= readFlows(Flows, F);
+    if (YAML::Node Same = N["same"])
+      Ok &= readSame(Same, F);
     if (YAML::Node Partition = N["partition"]) {
       F.PartitionPosition = positionOf(Partition);
       if (!Partition.IsSequence() || Partition.size() == 0) {
@@ -455,6 +479,99 @@ private:
     if (!Ok)
       return std::nullopt;
     return F;
+  }
+
+  /// "kernel.param" naming a parameter of a kernel of \p F.
+  std::optional<ParamRef> paramRef(const YAML::Node &N, const char *Key, const FusionSpec &F) {
+    std::string Expected = "'kernel.parameter' naming a kernel of fusion '" + F.Name + "'";
+    std::string Text = N && N.IsScalar() ? N.Scalar() : "";
+    size_t Dot = Text.find('.');
+    ParamRef R;
+    if (Dot != std::string::npos) {
+      R.Kernel = Text.substr(0, Dot);
+      R.Param = Text.substr(Dot + 1);
+    }
+    R.Position = positionOf(N);
+    if (!isIdentifier(R.Kernel) || !isIdentifier(R.Param) ||
+        std::find(F.Kernels.begin(), F.Kernels.end(), R.Kernel) == F.Kernels.end()) {
+      problem(ID::ConfigBadValue, R.Position, {Key, Expected});
+      return std::nullopt;
+    }
+    return R;
+  }
+
+  size_t indexOf(const FusionSpec &F, const std::string &Kernel) {
+    return std::find(F.Kernels.begin(), F.Kernels.end(), Kernel) - F.Kernels.begin();
+  }
+
+  bool readFlows(const YAML::Node &Flows, FusionSpec &F) {
+    if (!Flows.IsSequence()) {
+      problem(ID::ConfigBadValue, positionOf(Flows), {"flows", "a list of flow entries"});
+      return false;
+    }
+    bool Ok = true;
+    for (const YAML::Node &N : Flows) {
+      if (!N.IsMap()) {
+        problem(ID::ConfigBadValue, positionOf(N), {"a flow entry", "a mapping"});
+        Ok = false;
+        continue;
+      }
+      checkKeys(N, "a flow entry", {"from", "to", "temporary"});
+      FlowSpec Flow;
+      Flow.Position = positionOf(N);
+      for (const char *Key : {"from", "to"})
+        if (!N[Key]) {
+          problem(ID::ConfigMissingKey, Flow.Position, {"a flow entry", Key});
+          Ok = false;
+        }
+      if (!N["from"] || !N["to"])
+        continue;
+      std::optional<ParamRef> From = paramRef(N["from"], "from", F);
+      std::optional<ParamRef> To = paramRef(N["to"], "to", F);
+      if (YAML::Node Temporary = N["temporary"]) {
+        std::optional<bool> V = boolean(Temporary, "temporary");
+        Ok &= V.has_value();
+        Flow.Temporary = V.value_or(false);
+      }
+      if (!From || !To) {
+        Ok = false;
+        continue;
+      }
+      if (indexOf(F, To->Kernel) <= indexOf(F, From->Kernel)) {
+        problem(ID::ConfigBadValue, To->Position,
+                {"to", "a parameter of a kernel that runs after '" + From->Kernel + "'"});
+        Ok = false;
+        continue;
+      }
+      Flow.From = *From;
+      Flow.To = *To;
+      F.Flows.push_back(std::move(Flow));
+    }
+    return Ok;
+  }
+
+  bool readSame(const YAML::Node &Same, FusionSpec &F) {
+    const char *Expected = "a list of groups of two or more 'kernel.parameter'";
+    if (!Same.IsSequence()) {
+      problem(ID::ConfigBadValue, positionOf(Same), {"same", Expected});
+      return false;
+    }
+    bool Ok = true;
+    for (const YAML::Node &Group : Same) {
+      if (!Group.IsSequence() || Group.size() < 2) {
+        problem(ID::ConfigBadValue, positionOf(Group), {"same", Expected});
+        Ok = false;
+        continue;
+      }
+      std::vector<ParamRef> Refs;
+      for (const YAML::Node &N : Group)
+        if (std::optional<ParamRef> R = paramRef(N, "same", F))
+          Refs.push_back(*R);
+        else
+          Ok = false;
+      F.Same.push_back(std::move(Refs));
+    }
+    return Ok;
   }
 
   bool readTune(const YAML::Node &N, TuneSpec &T) {
@@ -542,6 +659,17 @@ private:
         Ok = false;
       } else if (BrokenKernels.count(K.Scalar())) {
         Ok = false;
+      } else if (const FusionSpec *Inner = C.findKernel(K.Scalar()) ? nullptr
+                                                                  : C.findFusion(K.Scalar())) {
+        // A vertical chain runs as one kernel of a horizontal fusion.
+        if (F.Mode != FusionMode::Horizontal || Inner->Mode != FusionMode::Vertical) {
+          problem(ID::ConfigBadValue, positionOf(K),
+                  {"kernels", "kernel names, or in a horizontal fusion the names of vertical "
+                              "fusions defined before it"});
+          Ok = false;
+        } else {
+          F.Kernels.push_back(K.Scalar());
+        }
       } else if (!C.findKernel(K.Scalar())) {
         problem(ID::ConfigUnknownKernel, positionOf(K), {F.Name, K.Scalar()});
         Ok = false;
@@ -553,6 +681,12 @@ private:
         F.Kernels.push_back(K.Scalar());
       }
     }
+    std::vector<std::string> All = C.kernelsOf(F);
+    for (size_t I = 0; Ok && I < All.size(); ++I)
+      if (std::count(All.begin(), All.end(), All[I]) > 1) {
+        problem(ID::ConfigRepeatedKernel, positionOf(Kernels), {F.Name, All[I]});
+        Ok = false;
+      }
     if (Ok && F.Kernels.size() < 2) {
       problem(ID::ConfigTooFewKernels, positionOf(Kernels),
               {F.Name, std::to_string(F.Kernels.size())});

@@ -72,7 +72,29 @@ struct KernelSpec {
   unsigned blockThreads() const { return Block[0] * Block[1] * Block[2]; }
 };
 
-enum class FusionMode { Horizontal };
+enum class FusionMode {
+  Horizontal, ///< Kernels side by side, each on its own range of threads.
+  Vertical,   ///< Every thread runs the kernels one after the other.
+};
+
+/// A parameter of one kernel of a fusion: "kernel.param" in the config.
+struct ParamRef {
+  std::string Kernel;
+  std::string Param;
+  ConfigPosition Position;
+  std::string spelling() const { return Kernel + "." + Param; }
+};
+
+/// A buffer one kernel of a vertical fusion writes and a later one reads:
+/// the consumer's parameter gets the producer's pointer.
+struct FlowSpec {
+  ParamRef From;
+  ParamRef To;
+  /// Nothing else reads the buffer, so the value can stay in a register
+  /// and the fused launcher does not take the buffer.
+  bool Temporary = false;
+  ConfigPosition Position;
+};
 
 /// What kfuse tune tries and how it measures.
 struct TuneSpec {
@@ -81,13 +103,20 @@ struct TuneSpec {
   double Tolerance = 1e-5;    ///< Relative difference allowed between float outputs.
 };
 
-/// One fusion: the kernels it combines, in the order of their thread ranges.
+/// One fusion: the kernels it combines, in the order of their thread ranges
+/// (horizontal) or of their execution (vertical). A horizontal fusion may
+/// name a vertical fusion defined before it, which then runs as one kernel.
 struct FusionSpec {
   std::string Name;
   FusionMode Mode = FusionMode::Horizontal;
   std::vector<std::string> Kernels;
   std::vector<unsigned> Partition; ///< Threads per kernel; empty means "split evenly".
   std::optional<unsigned> Threads; ///< Fused block size when no partition is given.
+  /// For vertical fusions: buffers passed from one kernel to the next.
+  std::vector<FlowSpec> Flows;
+  /// For vertical fusions: scalar parameters that always carry the same
+  /// value; the launcher takes each group once.
+  std::vector<std::vector<ParamRef>> Same;
   TuneSpec Tune;
   ConfigPosition Position;
   ConfigPosition PartitionPosition;
@@ -100,6 +129,8 @@ struct Config {
 
   const KernelSpec *findKernel(const std::string &Id) const;
   const FusionSpec *findFusion(const std::string &Name) const;
+  /// The kernels a fusion runs, with the vertical fusions it names expanded.
+  std::vector<std::string> kernelsOf(const FusionSpec &F) const;
 };
 
 /// The config, or the problems that stop it from being one (never both).
