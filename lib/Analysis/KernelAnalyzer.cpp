@@ -16,12 +16,9 @@
 #include <set>
 
 namespace kfuse {
-namespace {
 
 using namespace clang;
 
-/// The built-in variable \p D stands for, if it is one. Clang declares them
-/// as objects of the __cuda_builtin_*_t types.
 std::optional<BuiltinVar> builtinVar(const ValueDecl *D) {
   const auto *Var = dyn_cast_or_null<VarDecl>(D);
   if (!Var || !Var->hasGlobalStorage())
@@ -40,6 +37,8 @@ std::optional<BuiltinVar> builtinVar(const ValueDecl *D) {
     return BuiltinVar::GridDim;
   return std::nullopt;
 }
+
+namespace {
 
 std::optional<BarrierKind> barrierKind(StringRef Callee) {
   if (Callee == "__syncthreads")

@@ -10,6 +10,7 @@
 #include "Support.h"
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/MemoryAccess.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
 
@@ -47,6 +48,7 @@ public:
     OS << "  early returns: " << returns(M) << "\n";
     OS << "  calls: " << calls(M) << "\n";
     OS << "  grid: " << grid(M) << "\n";
+    printBuffers(Kernel);
     if (const FunctionTemplateDecl *T = Kernel.getDescribedFunctionTemplate())
       OS << "  instantiations: " << instantiations(*T) << "\n";
     if (!M.GridSyncs.empty())
@@ -65,6 +67,28 @@ private:
     for (size_t I = 0; I < Locs.size(); ++I)
       S += (I ? ", " : "") + std::to_string(line(Locs[I]));
     return S;
+  }
+
+  /// Each pointer parameter's accesses with their indices, which decide
+  /// whether a later kernel may read what this one wrote in the same thread.
+  void printBuffers(const FunctionDecl &Kernel) const {
+    KernelAccesses A = analyzeAccesses(Kernel, std::nullopt);
+    if (A.Buffers.empty())
+      return;
+    OS << "  buffers:\n";
+    for (const BufferAccesses &B : A.Buffers) {
+      OS << "    " << B.Param->getName() << ":";
+      if (B.Accesses.empty() && B.Escape.empty())
+        OS << " never accessed";
+      OS << "\n";
+      for (const MemoryAccess &Access : B.Accesses)
+        OS << "      " << spelling(Access.Kind) << " [" << printIndex(Access.Index) << "]"
+           << guardsText(Access.Guards) << (Access.InLoop ? ", in a loop" : "") << " (line "
+           << line(Access.Site->getBeginLoc())
+           << (Access.Helper ? ", in " + Access.Helper->getNameAsString() : "") << ")\n";
+      if (!B.Escape.empty())
+        OS << "      escapes: " << B.Escape << " (line " << line(B.EscapeLoc) << ")\n";
+    }
   }
 
   std::string blockSize(const KernelModel &M) const {

@@ -31,6 +31,10 @@ struct KernelLookup {
 
 KernelLookup lookUpKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
 
+/// The built-in variable \p D stands for, if it is one. Clang declares them
+/// as objects of the __cuda_builtin_*_t types.
+std::optional<BuiltinVar> builtinVar(const clang::ValueDecl *D);
+
 /// Builds the model of \p Kernel, which must have a body.
 /// Builds the model of a kernel, or of a device function to inline.
 KernelModel analyzeKernel(clang::ASTUnit &Unit, const clang::FunctionDecl &Kernel);

@@ -1,0 +1,591 @@
+//===- FlowLegality.cpp - may data pass from one kernel to the next? ------===//
+
+#include "kfuse/Analysis/FlowLegality.h"
+
+#include "kfuse/Diagnostics/Reporter.h"
+
+#include "clang/AST/ASTContext.h"
+
+#include <algorithm>
+#include <set>
+
+namespace kfuse {
+
+using diag::ID;
+
+namespace {
+
+const char *const ThreadDigits[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+const char *const BlockDigits[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+const char *const GridSizes[] = {"gridDim.x", "gridDim.y", "gridDim.z"};
+
+/// One access in the symbols shared by the whole chain.
+struct Side {
+  const MemoryAccess *Access = nullptr;
+  size_t Member = 0;
+  IndexExpr Index;
+  std::vector<IndexCondition> Guards;
+  std::string Kernel; ///< The config's id, for messages.
+};
+
+/// The proofs over one chain: the block is shared by all its kernels.
+class ChainProver {
+public:
+  explicit ChainProver(std::array<unsigned, 3> Block) : Block(Block) {}
+
+  /// What the symbols of a digit range over, and every guard. Loop
+  /// iteration counts in \p Guards and \p Also are at least zero.
+  Facts factsOf(const std::vector<IndexCondition> &Guards,
+                std::vector<const IndexExpr *> Also = {}) const {
+    Facts F;
+    for (const IndexCondition &C : Guards)
+      Also.push_back(&C.Expr);
+    for (const IndexExpr *E : Also)
+      for (const auto &[M, C] : E->terms())
+        for (const std::string &S : M)
+          if (isIteration(S))
+            F.assumeNonNegative(S);
+    for (unsigned D = 0; D < 3; ++D) {
+      F.assumeRange(ThreadDigits[D], IndexExpr::constant(Block[D]));
+      F.assumeRange(BlockDigits[D], IndexExpr::symbol(GridSizes[D]));
+      F.assumeNonNegative(GridSizes[D]);
+    }
+    for (const IndexCondition &C : Guards)
+      F.assume(C);
+    return F;
+  }
+
+  static bool isIteration(const std::string &S) { return S.rfind("iter[", 0) == 0; }
+
+  std::vector<std::string> digitsOf(const IndexExpr &E) const {
+    std::set<std::string> Found;
+    for (const auto &[M, C] : E.terms())
+      for (const std::string &S : M)
+        if (isDigit(S))
+          Found.insert(S);
+    return {Found.begin(), Found.end()};
+  }
+
+  static bool isDigit(const std::string &S) {
+    for (unsigned D = 0; D < 3; ++D)
+      if (S == ThreadDigits[D] || S == BlockDigits[D])
+        return true;
+    return isIteration(S);
+  }
+
+  /// Whether no two threads (or loop iterations) satisfying \p Guards
+  /// compute the same \p Index: a mixed-radix number whose digits are the
+  /// thread, block and iteration indices. Sets \p Why when not, and marks
+  /// in \p UnitGrid block dimensions assumed to be 1.
+  bool injective(const IndexExpr &Index, const std::vector<IndexCondition> &Guards,
+                 std::string &Why, std::array<bool, 3> &UnitGrid) const {
+    Facts F = factsOf(Guards, {&Index});
+    std::vector<std::string> Digits = digitsOf(Index);
+    std::map<std::string, IndexExpr> Coefficient;
+    for (const std::string &D : Digits) {
+      std::optional<IndexExpr> C = Index.linearCoefficient(D);
+      if (!C || !digitsOf(*C).empty()) {
+        Why = "the index multiplies thread or block indices together";
+        return false;
+      }
+      Coefficient[D] = *C;
+    }
+    for (unsigned D = 0; D < 3; ++D) {
+      bool Absent = !Coefficient.count(ThreadDigits[D]);
+      if (Absent && Block[D] > 1 && !F.proves(IndexExpr() - IndexExpr::symbol(ThreadDigits[D]))) {
+        Why = std::string("all threads that differ only in ") + ThreadDigits[D] +
+              " would write one element";
+        return false;
+      }
+      if (!Coefficient.count(BlockDigits[D])) {
+        if (D == 0) {
+          Why = "all blocks would write the same elements";
+          return false;
+        }
+        UnitGrid[D] = true;
+      }
+    }
+    // Digits in increasing weight: each weight is the span of the ones below.
+    IndexExpr Span = IndexExpr::constant(1), Combined;
+    std::vector<std::string> Left = Digits;
+    while (!Left.empty()) {
+      auto Next = std::find_if(Left.begin(), Left.end(), [&](const std::string &D) {
+        const IndexExpr &C = Coefficient[D];
+        return C == Span || C == IndexExpr() - Span || isPinned(D, F);
+      });
+      if (Next == Left.end()) {
+        Why = "its digits overlap (the weights do not grow as " + printIndex(Span) +
+              " where the lower digits end)";
+        return false;
+      }
+      std::string D = *Next;
+      Left.erase(Next);
+      if (isPinned(D, F))
+        continue;
+      Combined = Combined + Coefficient[D] * IndexExpr::symbol(D);
+      Span = spanAfter(D, Span, Combined, Left, Coefficient, F);
+    }
+    return true;
+  }
+
+  /// Shifts d (per thread dimension) with Later = Earlier at thread + d, or
+  /// nothing when the difference is no such shift.
+  std::optional<std::array<int64_t, 3>> shiftBetween(const IndexExpr &Earlier,
+                                                     const IndexExpr &Later) const {
+    IndexExpr Delta = Later - Earlier;
+    std::array<int64_t, 3> Shift{0, 0, 0};
+    // Thread dimensions by decreasing weight; a symbolic weight first.
+    std::vector<std::pair<unsigned, IndexExpr>> Weights;
+    for (unsigned D = 0; D < 3; ++D)
+      if (std::optional<IndexExpr> C = Earlier.linearCoefficient(ThreadDigits[D]);
+          C && *C != IndexExpr())
+        Weights.push_back({D, *C});
+    std::stable_sort(Weights.begin(), Weights.end(), [](const auto &A, const auto &B) {
+      std::optional<int64_t> CA = A.second.asConstant(), CB = B.second.asConstant();
+      if (!CA || !CB)
+        return !CA && CB;
+      return std::llabs(*CA) > std::llabs(*CB);
+    });
+    for (const auto &[D, W] : Weights) {
+      if (W.terms().size() != 1)
+        continue;
+      const auto &[Monomial, Coef] = *W.terms().begin();
+      if (Monomial.empty()) {
+        std::optional<int64_t> Rest = Delta.asConstant();
+        if (!Rest)
+          return std::nullopt;
+        // Round to the nearest multiple, so a small shift stays small.
+        int64_t N = (*Rest >= 0 ? *Rest + std::llabs(Coef) / 2 : *Rest - std::llabs(Coef) / 2) /
+                    Coef;
+        Shift[D] = N;
+        Delta = Delta - IndexExpr::constant(N * Coef);
+        continue;
+      }
+      auto It = Delta.terms().find(Monomial);
+      if (It == Delta.terms().end())
+        continue;
+      if (It->second % Coef != 0)
+        return std::nullopt;
+      Shift[D] = It->second / Coef;
+      Delta = Delta - W * IndexExpr::constant(Shift[D]);
+    }
+    if (Delta != IndexExpr())
+      return std::nullopt;
+    return Shift;
+  }
+
+  /// \p E at the thread shifted by \p Shift.
+  static IndexExpr shifted(const IndexExpr &E, const std::array<int64_t, 3> &Shift) {
+    IndexExpr R = E;
+    for (unsigned D = 0; D < 3; ++D)
+      if (Shift[D])
+        R = R.substituted(ThreadDigits[D],
+                          IndexExpr::symbol(ThreadDigits[D]) + IndexExpr::constant(Shift[D]));
+    return R;
+  }
+
+  /// Whether a thread satisfying \p Facts, shifted by \p Shift, stays in
+  /// the block and satisfies \p Guards there. Sets \p CrossBlock when the
+  /// shifted thread may leave the block.
+  bool impliesShifted(const std::vector<IndexCondition> &Have,
+                      const std::vector<IndexCondition> &Need, const std::array<int64_t, 3> &Shift,
+                      bool &CrossBlock, std::string &Why) const {
+    std::vector<const IndexExpr *> Needed;
+    for (const IndexCondition &C : Need)
+      Needed.push_back(&C.Expr);
+    Facts F = factsOf(Have, Needed);
+    for (unsigned D = 0; D < 3; ++D) {
+      if (!Shift[D])
+        continue;
+      IndexExpr T = IndexExpr::symbol(ThreadDigits[D]) + IndexExpr::constant(Shift[D]);
+      if (!F.proves(T) ||
+          !F.proves(IndexExpr::constant(Block[D] - 1) - T)) {
+        CrossBlock = true;
+        Why = std::string("nothing keeps ") + ThreadDigits[D] + " + " + std::to_string(Shift[D]) +
+              " inside the block of " + std::to_string(Block[D]);
+        return false;
+      }
+    }
+    for (const IndexCondition &C : Need) {
+      IndexCondition S = C;
+      S.Expr = shifted(C.Expr, Shift);
+      if (!F.proves(S)) {
+        Why = "its conditions do not imply '" + C.Text + "'" +
+              (Shift == std::array<int64_t, 3>{0, 0, 0} ? "" : " at the shifted thread") +
+              ", under which the other access runs";
+        return false;
+      }
+    }
+    return true;
+  }
+
+private:
+  std::array<unsigned, 3> Block;
+
+  bool isPinned(const std::string &D, const Facts &F) const {
+    return F.proves(IndexExpr() - IndexExpr::symbol(D));
+  }
+
+  /// The weight the next digit must have after \p D: the span of all
+  /// digits so far, from the block shape, the grid, or a guard bounding them.
+  IndexExpr spanAfter(const std::string &D, const IndexExpr &Span, const IndexExpr &Combined,
+                      const std::vector<std::string> &Left,
+                      std::map<std::string, IndexExpr> &Coefficient, const Facts &F) const {
+    std::vector<IndexExpr> Candidates;
+    for (unsigned I = 0; I < 3; ++I) {
+      if (D == ThreadDigits[I])
+        Candidates.push_back(Span * IndexExpr::constant(Block[I]));
+      if (D == BlockDigits[I])
+        Candidates.push_back(Span * IndexExpr::symbol(GridSizes[I]));
+    }
+    if (F.proves(Combined))
+      if (std::optional<IndexExpr> Bound = F.boundOf(Combined))
+        Candidates.push_back(*Bound);
+    for (const IndexExpr &C : Candidates)
+      for (const std::string &Next : Left)
+        if (Coefficient[Next] == C || Coefficient[Next] == IndexExpr() - C)
+          return C;
+    return Candidates.empty() ? Span : Candidates.front();
+  }
+};
+
+/// The chain's parameters, flows and the accesses of each member.
+class ChainPlanner {
+public:
+  ChainPlanner(const FusionSpec &F, const std::vector<const FusionMember *> &Members,
+               const std::string &ConfigPath, Reporter &Diags)
+      : F(F), Members(Members), ConfigPath(ConfigPath), Diags(Diags),
+        Prover(Members.front()->Spec->Block) {}
+
+  std::optional<VerticalPlan> run() {
+    Plan.WaitBefore.assign(Members.size(), false);
+    for (const FusionMember *M : Members)
+      Accesses.push_back(analyzeAccesses(*M->Model.Decl, M->Spec->Block));
+    bool Ok = resolveSame();
+    for (const FlowSpec &Flow : F.Flows)
+      Ok &= checkFlow(Flow);
+    if (!Ok)
+      return std::nullopt;
+    return std::move(Plan);
+  }
+
+private:
+  const FusionSpec &F;
+  const std::vector<const FusionMember *> &Members;
+  const std::string &ConfigPath;
+  Reporter &Diags;
+  ChainProver Prover;
+  std::vector<KernelAccesses> Accesses;
+  VerticalPlan Plan;
+  /// Scalar parameters' symbols in the chain's shared naming.
+  std::map<MemberParam, std::string> SameSymbol;
+
+  void configProblem(ID Id, ConfigPosition At, std::vector<std::string> Args) {
+    Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, ConfigPath);
+  }
+
+  size_t memberOf(const std::string &Kernel) const {
+    for (size_t I = 0; I < Members.size(); ++I)
+      if (Members[I]->Spec->Id == Kernel)
+        return I;
+    return Members.size();
+  }
+
+  std::optional<MemberParam> param(const ParamRef &R, bool Pointer) {
+    size_t I = memberOf(R.Kernel);
+    if (I < Members.size())
+      for (const clang::ParmVarDecl *P : Members[I]->Model.Params)
+        if (P->getName() == R.Param &&
+            (Pointer ? P->getType()->isPointerType()
+                     : P->getType()->isIntegralOrEnumerationType()))
+          return MemberParam{I, P};
+    configProblem(ID::FlowParam, R.Position,
+                  {R.spelling(), Pointer ? "pointer" : "integer", R.Kernel});
+    return std::nullopt;
+  }
+
+  static std::string typeText(clang::QualType T) {
+    return T.getCanonicalType().getUnqualifiedType().getAsString();
+  }
+
+  bool resolveSame() {
+    bool Ok = true;
+    for (const std::vector<ParamRef> &Group : F.Same) {
+      std::optional<MemberParam> First;
+      for (const ParamRef &R : Group) {
+        std::optional<MemberParam> P = param(R, /*Pointer=*/false);
+        if (!P) {
+          Ok = false;
+          continue;
+        }
+        if (!First) {
+          First = P;
+        } else if (typeText(P->Param->getType()) != typeText(First->Param->getType())) {
+          configProblem(ID::FlowTypeMismatch, R.Position,
+                        {R.spelling(), typeText(P->Param->getType()), Group.front().spelling(),
+                         typeText(First->Param->getType())});
+          Ok = false;
+          continue;
+        } else if (P->Member != First->Member) {
+          Plan.Aliases[*P] = *First;
+        }
+        SameSymbol[*P] = "$" + Group.front().spelling();
+      }
+    }
+    return Ok;
+  }
+
+  /// A member's index or condition in the chain's symbols: scalar
+  /// parameters by their group, loops by their start and step.
+  IndexExpr shared(size_t Member, const IndexExpr &E) const {
+    const FusionMember &M = *Members[Member];
+    const KernelAccesses &A = Accesses[Member];
+    std::function<std::string(const std::string &)> Rename = [&](const std::string &S) {
+      if (!S.empty() && S[0] == '$') {
+        for (const clang::ParmVarDecl *P : M.Model.Params)
+          if (P->getName() == S.substr(1))
+            if (auto It = SameSymbol.find({Member, P}); It != SameSymbol.end())
+              return It->second;
+        return "$" + M.Spec->Id + "." + S.substr(1);
+      }
+      if (!S.empty() && S[0] == '@') {
+        const LoopShape &L = A.Loops.at(S);
+        return "iter[" + L.Init.renamed(Rename).str() + ";" + L.Step.renamed(Rename).str() + "]";
+      }
+      return S;
+    };
+    return E.renamed(Rename);
+  }
+
+  Side sideOf(size_t Member, const MemoryAccess &A) const {
+    Side S;
+    S.Access = &A;
+    S.Member = Member;
+    S.Index = shared(Member, A.Index);
+    for (IndexCondition C : A.Guards) {
+      if (C.Known)
+        C.Expr = shared(Member, C.Expr);
+      S.Guards.push_back(C);
+    }
+    S.Kernel = Members[Member]->Spec->Id;
+    return S;
+  }
+
+  clang::SourceManager &sourcesOf(size_t Member) const {
+    return Members[Member]->Unit->getSourceManager();
+  }
+
+  void noteAccess(const Side &S) {
+    Diags.report(S.Access->Site->getBeginLoc(), sourcesOf(S.Member), ID::NoteFlowAccess)
+        << S.Kernel << printIndex(S.Index) << guardsText(S.Guards);
+  }
+
+  bool sameLaunch(size_t Producer, size_t Consumer, const FlowSpec &Flow) {
+    const KernelSpec &P = *Members[Producer]->Spec, &C = *Members[Consumer]->Spec;
+    auto Dims = [](const std::array<unsigned, 3> &D) {
+      return "(" + std::to_string(D[0]) + ", " + std::to_string(D[1]) + ", " +
+             std::to_string(D[2]) + ")";
+    };
+    std::string Why;
+    if (P.Block != C.Block)
+      Why = "their blocks are " + Dims(P.Block) + " and " + Dims(C.Block);
+    else if (P.Launch && C.Launch && P.Launch->Grid != C.Launch->Grid)
+      Why = "their launch grids are " + Dims(P.Launch->Grid) + " and " + Dims(C.Launch->Grid);
+    if (Why.empty())
+      return true;
+    configProblem(ID::VerticalGridMismatch, Flow.Position, {P.Id, C.Id, Why});
+    return false;
+  }
+
+  /// Members whose accesses a buffer reaches: the producer's parameter
+  /// and every parameter that aliases it.
+  std::vector<MemberParam> holders(const MemberParam &Root) const {
+    std::vector<MemberParam> R{Root};
+    for (bool Grew = true; Grew;) {
+      Grew = false;
+      for (const auto &[From, To] : Plan.Aliases)
+        if (std::count(R.begin(), R.end(), To) && !std::count(R.begin(), R.end(), From)) {
+          R.push_back(From);
+          Grew = true;
+        }
+    }
+    return R;
+  }
+
+  bool escapes(const MemberParam &P) {
+    const BufferAccesses *B = Accesses[P.Member].find(P.Param->getName());
+    if (B->Escape.empty())
+      return false;
+    Diags.report(B->EscapeLoc, sourcesOf(P.Member), ID::VerticalEscape)
+        << P.Param->getName() << Members[P.Member]->Spec->Id << B->Escape;
+    return true;
+  }
+
+  bool checkFlow(const FlowSpec &Flow) {
+    std::optional<MemberParam> From = param(Flow.From, /*Pointer=*/true);
+    std::optional<MemberParam> To = param(Flow.To, /*Pointer=*/true);
+    if (!From || !To)
+      return false;
+    clang::QualType FromType = From->Param->getType()->getPointeeType();
+    clang::QualType ToType = To->Param->getType()->getPointeeType();
+    if (typeText(FromType) != typeText(ToType)) {
+      configProblem(ID::FlowTypeMismatch, Flow.To.Position,
+                    {Flow.To.spelling(), typeText(To->Param->getType()), Flow.From.spelling(),
+                     typeText(From->Param->getType())});
+      return false;
+    }
+    if (!sameLaunch(From->Member, To->Member, Flow))
+      return false;
+    if (escapes(*From) | escapes(*To))
+      return false;
+    // Earlier kernels that got the same buffer through flows before this one.
+    MemberParam Root = *From;
+    for (auto It = Plan.Aliases.find(Root); It != Plan.Aliases.end(); It = Plan.Aliases.find(Root))
+      Root = It->second;
+    std::vector<Side> Earlier, Later;
+    for (const MemberParam &H : holders(Root))
+      if (H.Member < To->Member)
+        for (const MemoryAccess &A : Accesses[H.Member].find(H.Param->getName())->Accesses)
+          Earlier.push_back(sideOf(H.Member, A));
+    for (const MemoryAccess &A : Accesses[To->Member].find(To->Param->getName())->Accesses)
+      Later.push_back(sideOf(To->Member, A));
+    bool Ok = true, Barrier = false;
+    for (const Side &E : Earlier)
+      for (const Side &L : Later)
+        if (E.Access->writes() || L.Access->writes())
+          Ok &= checkPair(Flow, E, L, Barrier);
+    if (!Ok)
+      return false;
+    Plan.WaitBefore[To->Member] = Plan.WaitBefore[To->Member] || Barrier;
+    if (!Flow.Temporary) {
+      Plan.Aliases[*To] = *From;
+      return true;
+    }
+    return planRegister(Flow, *From, *To, Earlier, Later, Barrier);
+  }
+
+  bool checkPair(const FlowSpec &Flow, const Side &E, const Side &L, bool &Barrier) {
+    std::string Buffer = Flow.From.spelling();
+    auto Refuse = [&](ID Id, const std::string &Why) {
+      Diags.report(L.Access->Site->getBeginLoc(), sourcesOf(L.Member), Id)
+          << Buffer << L.Kernel << printIndex(L.Index) << E.Kernel << printIndex(E.Index) << Why;
+      noteAccess(E);
+      return false;
+    };
+    for (const Side *S : {&E, &L})
+      if (!S->Index.isPolynomial())
+        return Refuse(ID::VerticalIndexMismatch,
+                      "'" + S->Access->Text + "' in '" + S->Kernel +
+                          "' is no sum of products of thread, block and loop indices and "
+                          "parameters");
+    std::optional<std::array<int64_t, 3>> Shift = Prover.shiftBetween(E.Index, L.Index);
+    if (!Shift)
+      return Refuse(ID::VerticalIndexMismatch,
+                    "the indices differ by more than a shift of the thread index");
+    std::array<int64_t, 3> Back{-(*Shift)[0], -(*Shift)[1], -(*Shift)[2]};
+    std::string Why;
+    bool CrossBlock = false;
+    // The writer must be the only one of its element, and the other
+    // access must run where the writer ran.
+    if (E.Access->writes()) {
+      if (!Prover.injective(E.Index, E.Guards, Why, Plan.UnitGrid))
+        return Refuse(ID::VerticalIndexMismatch, "in '" + E.Kernel + "', " + Why);
+      if (!Prover.impliesShifted(L.Guards, E.Guards, *Shift, CrossBlock, Why))
+        return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch,
+                      "in '" + L.Kernel + "', " + Why);
+    }
+    if (L.Access->writes()) {
+      if (!Prover.injective(L.Index, L.Guards, Why, Plan.UnitGrid))
+        return Refuse(ID::VerticalIndexMismatch, "in '" + L.Kernel + "', " + Why);
+      if (!Prover.impliesShifted(E.Guards, L.Guards, Back, CrossBlock, Why))
+        return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch,
+                      "in '" + E.Kernel + "', " + Why);
+    }
+    Barrier |= *Shift != std::array<int64_t, 3>{0, 0, 0};
+    return true;
+  }
+
+  bool planRegister(const FlowSpec &Flow, const MemberParam &From, const MemberParam &To,
+                    const std::vector<Side> &Earlier, const std::vector<Side> &Later,
+                    bool Barrier) {
+    std::string Name = Flow.From.spelling();
+    auto Elsewhere = [&](const std::string &Why) {
+      Diags.report(Members[From.Member]->Model.Decl->getLocation(), sourcesOf(From.Member),
+                   ID::TemporaryReadElsewhere)
+          << Name << Why;
+      return false;
+    };
+    auto NotPrivate = [&](const Side &S, const std::string &Why) {
+      Diags.report(S.Access->Site->getBeginLoc(), sourcesOf(S.Member), ID::TemporaryNotPrivate)
+          << Name << Why;
+      return false;
+    };
+    for (const FlowSpec &Other : F.Flows)
+      if (&Other != &Flow &&
+          (Other.From.spelling() == Flow.From.spelling() ||
+           Other.From.spelling() == Flow.To.spelling()))
+        return Elsewhere("'" + Other.To.Kernel + "' reads it too, through '" +
+                         Other.To.spelling() + "'");
+    for (const Side &E : Earlier)
+      if (E.Access->reads())
+        return Elsewhere("'" + E.Kernel + "' reads it at '" + E.Access->Text + "'");
+    for (const Side &L : Later)
+      if (L.Access->writes())
+        return Elsewhere("'" + L.Kernel + "' writes it at '" + L.Access->Text +
+                         "', so later reads would see memory");
+    if (Earlier.empty())
+      return Elsewhere("'" + Flow.From.Kernel + "' never writes it");
+    if (Barrier)
+      return NotPrivate(Later.front(), "'" + Later.front().Kernel +
+                                           "' reads elements other threads wrote");
+    RegisterTemporary R;
+    R.Name = Name;
+    R.ElementType = From.Param->getType()->getPointeeType().getUnqualifiedType().getAsString(
+        Members[From.Member]->Unit->getASTContext().getPrintingPolicy());
+    R.From = From;
+    R.To = To;
+    for (const std::vector<Side> *Sides : {&Earlier, &Later})
+      for (const Side &S : *Sides) {
+        if (S.Access->InLoop)
+          return NotPrivate(S, "'" + S.Access->Text + "' in '" + S.Kernel +
+                                   "' lies in a loop, and a register holds one element");
+        if (S.Access->Partial)
+          return NotPrivate(S, "'" + S.Access->Text + "' touches part of an element");
+        if (S.Access->Helper)
+          return NotPrivate(S, "'" + S.Access->Text + "' lies in '" +
+                                   S.Access->Helper->getNameAsString() +
+                                   "', which kfuse does not inline");
+        if (S.Index != Earlier.front().Index)
+          return NotPrivate(S, "'" + S.Kernel + "' accesses it at [" + printIndex(S.Index) +
+                                   "] as well as at [" + printIndex(Earlier.front().Index) + "]");
+        R.Accesses[S.Member].push_back(S.Access->Site);
+      }
+    // Every read must run only where a write ran, or it would read a
+    // register that was never set.
+    for (const Side &L : Later) {
+      bool Covered = std::any_of(Earlier.begin(), Earlier.end(), [&](const Side &E) {
+        bool CrossBlock = false;
+        std::string Why;
+        return Prover.impliesShifted(L.Guards, E.Guards, {0, 0, 0}, CrossBlock, Why);
+      });
+      if (!Covered)
+        return NotPrivate(L, "'" + L.Kernel + "' may read it" + guardsText(L.Guards) +
+                                 " where '" + Earlier.front().Kernel + "' did not write it" +
+                                 guardsText(Earlier.front().Guards));
+    }
+    Plan.Dropped.push_back(From);
+    Plan.Dropped.push_back(To);
+    Plan.Registers.push_back(std::move(R));
+    return true;
+  }
+};
+
+} // namespace
+
+std::optional<VerticalPlan> planVerticalChain(const FusionSpec &F,
+                                              const std::vector<const FusionMember *> &Members,
+                                              const std::string &ConfigPath, Reporter &Diags) {
+  return ChainPlanner(F, Members, ConfigPath, Diags).run();
+}
+
+} // namespace kfuse
