@@ -487,22 +487,35 @@ private:
     bool CrossBlock = false;
     // The writer must be the only one of its element, and the other
     // access must run where the writer ran.
+    // When no two threads write one element even without the writer's
+    // conditions, a thread that did not write it leaves it as it was, in
+    // the originals and in the fused kernel alike.
+    const std::vector<IndexCondition> None;
     if (E.Access->writes()) {
       if (!Prover.injective(E.Index, E.Guards, Why, Plan.UnitGrid))
         return Refuse(ID::VerticalIndexMismatch, "in '" + E.Kernel + "', " + Why);
-      if (!Prover.impliesShifted(L.Guards, E.Guards, *Shift, CrossBlock, Why))
+      const std::vector<IndexCondition> &Need = unconditional(E) ? None : E.Guards;
+      if (!Prover.impliesShifted(L.Guards, Need, *Shift, CrossBlock, Why))
         return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch,
                       "in '" + L.Kernel + "', " + Why);
     }
     if (L.Access->writes()) {
       if (!Prover.injective(L.Index, L.Guards, Why, Plan.UnitGrid))
         return Refuse(ID::VerticalIndexMismatch, "in '" + L.Kernel + "', " + Why);
-      if (!Prover.impliesShifted(E.Guards, L.Guards, Back, CrossBlock, Why))
+      const std::vector<IndexCondition> &Need = unconditional(L) ? None : L.Guards;
+      if (!Prover.impliesShifted(E.Guards, Need, Back, CrossBlock, Why))
         return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch,
                       "in '" + E.Kernel + "', " + Why);
     }
     Barrier |= *Shift != std::array<int64_t, 3>{0, 0, 0};
     return true;
+  }
+
+  bool unconditional(const Side &S) const {
+    std::string Why;
+    std::array<bool, 3> UnitGrid = Plan.UnitGrid;
+    bool Result = Prover.injective(S.Index, {}, Why, UnitGrid);
+    return Result && UnitGrid == Plan.UnitGrid;
   }
 
   bool planRegister(const FlowSpec &Flow, const MemberParam &From, const MemberParam &To,
@@ -540,6 +553,7 @@ private:
                                            "' reads elements other threads wrote");
     RegisterTemporary R;
     R.Name = Name;
+    R.ToName = Flow.To.spelling();
     R.ElementType = From.Param->getType()->getPointeeType().getUnqualifiedType().getAsString(
         Members[From.Member]->Unit->getASTContext().getPrintingPolicy());
     R.From = From;
@@ -569,8 +583,8 @@ private:
         return Prover.impliesShifted(L.Guards, E.Guards, {0, 0, 0}, CrossBlock, Why);
       });
       if (!Covered)
-        return NotPrivate(L, "'" + L.Kernel + "' may read it" + guardsText(L.Guards) +
-                                 " where '" + Earlier.front().Kernel + "' did not write it" +
+        return NotPrivate(L, "'" + L.Kernel + "' reads it" + guardsText(L.Guards) + ", but '" +
+                                 Earlier.front().Kernel + "' writes it only" +
                                  guardsText(Earlier.front().Guards));
     }
     Plan.Dropped.push_back(From);

@@ -43,6 +43,13 @@ std::string printIndex(const IndexExpr &E) {
           return S.substr(1);
         if (!S.empty() && S[0] == '@')
           return "iter(" + S.substr(1, S.find('#') - 1) + ")";
+        // A loop of a chain, named by its start and step.
+        if (S.rfind("iter[", 0) == 0) {
+          std::string Shape;
+          for (char C : S.substr(5, S.size() - 6))
+            Shape += C == ';' ? std::string(" step ") : C == '$' ? std::string() : std::string(1, C);
+          return "iter(" + Shape + ")";
+        }
         return S;
       })
       .str();

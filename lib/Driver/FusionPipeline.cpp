@@ -35,7 +35,7 @@ void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
   for (const FusionSpec *F : Fusions) {
     std::vector<FusionMember> &Members = AllMembers.emplace_back();
     bool Ok = true;
-    for (const std::string &Id : F->Kernels) {
+    for (const std::string &Id : C.kernelsOf(*F)) {
       std::optional<FusionMember> M = member(*C.findKernel(Id));
       Ok &= M.has_value();
       if (M) {
@@ -110,10 +110,78 @@ void FusionPipeline::reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Un
     Diags.report(Found.Template->getLocation(), SM, ID::NoteKernelCandidate) << Spelled;
 }
 
+std::vector<FusionPipeline::MemberGroup> FusionPipeline::groupsOf(const FusionSpec &F) const {
+  if (F.Mode == FusionMode::Vertical)
+    return {{F.Name, 0, F.Kernels.size(), &F}};
+  std::vector<MemberGroup> Groups;
+  size_t First = 0;
+  for (const std::string &Name : F.Kernels) {
+    const FusionSpec *Chain = C.findKernel(Name) ? nullptr : C.findFusion(Name);
+    size_t Count = Chain ? Chain->Kernels.size() : 1;
+    Groups.push_back({Name, First, Count, Chain});
+    First += Count;
+  }
+  return Groups;
+}
+
+bool FusionPipeline::bindChain(const MemberGroup &G, const std::vector<FusionMember> &Members,
+                               ChainBindings &Chains) {
+  std::vector<const FusionMember *> Chain;
+  for (size_t I = 0; I < G.Count; ++I)
+    Chain.push_back(&Members[G.First + I]);
+  std::optional<VerticalPlan> Plan = planVerticalChain(*G.Chain, Chain, C.Path, Diags);
+  if (!Plan)
+    return false;
+  auto Global = [&](MemberParam P) {
+    P.Member += G.First;
+    return P;
+  };
+  VerticalPlan &All = Chains.Plan;
+  for (const auto &[From, To] : Plan->Aliases)
+    All.Aliases[Global(From)] = Global(To);
+  for (const MemberParam &P : Plan->Dropped)
+    All.Dropped.push_back(Global(P));
+  for (RegisterTemporary R : Plan->Registers) {
+    R.From = Global(R.From);
+    R.To = Global(R.To);
+    std::map<size_t, std::vector<const clang::Expr *>> Accesses;
+    for (auto &[Member, Sites] : R.Accesses)
+      Accesses[Member + G.First] = std::move(Sites);
+    R.Accesses = std::move(Accesses);
+    All.Registers.push_back(std::move(R));
+  }
+  for (size_t I = 0; I < G.Count; ++I)
+    All.WaitBefore[G.First + I] = Plan->WaitBefore[I];
+  for (const FlowSpec &Flow : G.Chain->Flows) {
+    auto Index = [&](const std::string &Id) {
+      for (size_t I = 0; I < G.Count; ++I)
+        if (Members[G.First + I].Spec->Id == Id)
+          return G.First + I;
+      return G.First;
+    };
+    size_t Consumer = Index(Flow.To.Kernel);
+    Chains.SameGridAs.emplace(Consumer, Index(Flow.From.Kernel));
+    Chains.UnitGrid[Consumer] = Plan->UnitGrid;
+    Chains.UnitGrid[Index(Flow.From.Kernel)] = Plan->UnitGrid;
+  }
+  return true;
+}
+
 std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &Layout) {
   const FusionSpec &F = *Fusions[I];
   const std::vector<FusionMember> &Members = AllMembers[I];
   if (!Resolved[I] || !checkHorizontalFusion(Members, Diags))
+    return std::nullopt;
+  std::vector<MemberGroup> Groups = groupsOf(F);
+  ChainBindings Chains;
+  Chains.Plan.WaitBefore.assign(Members.size(), false);
+  bool HasChains = false, Ok = true;
+  for (const MemberGroup &G : Groups)
+    if (G.Chain) {
+      HasChains = true;
+      Ok &= bindChain(G, Members, Chains);
+    }
+  if (!Ok)
     return std::nullopt;
   PartitionRequest Request;
   Request.Fusion = F.Name;
@@ -122,20 +190,39 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   ConfigPosition At = F.Partition.empty() ? F.Position : F.PartitionPosition;
   Request.Line = At.Line;
   Request.Column = At.Column;
-  for (const FusionMember &M : Members)
-    Request.Members.push_back({M.Spec->Id, M.Spec->blockThreads(), M.Spec->AnyBlockSize,
-                               M.Model.synchronizes(), reservedBarrierIds(M)});
+  for (const MemberGroup &G : Groups) {
+    // A chain runs on one range: as many threads as its largest kernel.
+    PartitionMember P{G.Name, 0, G.Count == 1 && Members[G.First].Spec->AnyBlockSize, false, {}};
+    for (size_t J = G.First; J < G.First + G.Count; ++J) {
+      const FusionMember &M = Members[J];
+      P.BlockThreads = std::max(P.BlockThreads, M.Spec->blockThreads());
+      P.UsesBarriers |= M.Model.synchronizes() || Chains.Plan.WaitBefore[J];
+      std::vector<unsigned> Reserved = reservedBarrierIds(M);
+      P.ReservedBarrierIds.insert(P.ReservedBarrierIds.end(), Reserved.begin(), Reserved.end());
+    }
+    Request.Members.push_back(std::move(P));
+  }
   PartitionResult Plan = planPartition(Request);
   Diags.report(Plan.Problems, C.Path);
   if (!Plan.Plan)
     return std::nullopt;
-  PartitionPlan Laid = Layout.Vertical ? vertically(*Plan.Plan) : *Plan.Plan;
+  PartitionPlan Expanded;
+  Expanded.BlockThreads = Plan.Plan->BlockThreads;
+  for (size_t G = 0; G < Groups.size(); ++G)
+    for (size_t J = Groups[G].First; J < Groups[G].First + Groups[G].Count; ++J) {
+      ThreadRange R = Plan.Plan->Ranges[G];
+      if (Groups[G].Chain)
+        R.Size = Members[J].Spec->blockThreads();
+      Expanded.Ranges.push_back(R);
+    }
+  PartitionPlan Laid = Layout.Vertical ? vertically(Expanded) : Expanded;
   if (!respectsLaunchBounds(Members, Laid))
     return std::nullopt;
   std::optional<FusedKernel> K =
-      fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags);
+      fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
+                       HasChains ? &Chains : nullptr);
   if (K) {
-    K->Vertical = Layout.Vertical;
+    K->Vertical = Layout.Vertical || F.Mode == FusionMode::Vertical;
     K->MinBlocksPerSm = Layout.MinBlocksPerSm;
   }
   return K;

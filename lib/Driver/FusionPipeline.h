@@ -72,6 +72,17 @@ private:
   std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> Renames;
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
 
+  /// Kernels of a fusion that share a range of threads: one kernel, or a
+  /// vertical chain.
+  struct MemberGroup {
+    std::string Name;
+    size_t First = 0, Count = 1;
+    const FusionSpec *Chain = nullptr;
+  };
+  std::vector<MemberGroup> groupsOf(const FusionSpec &F) const;
+  bool bindChain(const MemberGroup &G, const std::vector<FusionMember> &Members,
+                 ChainBindings &Chains);
+
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
   std::optional<FusionMember> member(const KernelSpec &K);
   void reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit, const KernelLookup &Found);

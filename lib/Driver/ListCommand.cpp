@@ -48,11 +48,11 @@ public:
     OS << "  early returns: " << returns(M) << "\n";
     OS << "  calls: " << calls(M) << "\n";
     OS << "  grid: " << grid(M) << "\n";
-    printBuffers(Kernel);
     if (const FunctionTemplateDecl *T = Kernel.getDescribedFunctionTemplate())
       OS << "  instantiations: " << instantiations(*T) << "\n";
     if (!M.GridSyncs.empty())
       OS << "  cannot be fused: synchronizes the grid\n";
+    printBuffers(Kernel);
   }
 
 private:

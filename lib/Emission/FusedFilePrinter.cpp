@@ -86,6 +86,9 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
   OS << "kfuse_tid < " << S.Range.end() << "u && kfuse_block < " << S.GridName << ".x * "
      << S.GridName << ".y * " << S.GridName << ".z) {\n";
+  if (!S.WaitBefore.empty())
+    OS << "// It reads what other threads of the block wrote in the kernels before it.\n"
+       << S.WaitBefore << "\n";
   printSectionPrologue(OS, S);
   OS << S.Body << "\n";
   if (!S.EndLabel.empty())
@@ -117,6 +120,8 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
     }
   if (Dynamic)
     OS << "extern __shared__ __align__(" << Align << ") unsigned char kfuse_dynamic_shared[];\n";
+  for (const auto &[Comment, Declaration] : K.Registers)
+    OS << "// " << Comment << "\n" << Declaration << "\n";
   for (const FusedSection &S : K.Sections)
     printSection(OS, S);
   OS << "}\n\n";
@@ -137,6 +142,27 @@ void printBlockCheck(llvm::raw_ostream &OS, const FusedSection &S) {
      << L << ".block.z != " << B[2] << ") return cudaErrorInvalidConfiguration;\n";
 }
 
+/// Data flows between kernels were proven for one grid shared by both.
+void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S) {
+  const std::string &L = S.LaunchName;
+  if (!S.SameGridAs.empty()) {
+    const std::string &G = S.SameGridAs;
+    OS << "// '" << S.KernelName << "' reads what an earlier kernel wrote, in the same thread or "
+       << "block: both need one grid.\n"
+       << "if (" << L << ".grid.x != " << G << ".grid.x || " << L << ".grid.y != " << G
+       << ".grid.y || " << L << ".grid.z != " << G
+       << ".grid.z) return cudaErrorInvalidConfiguration;\n";
+  }
+  static const char *const Dims[] = {"x", "y", "z"};
+  std::string Unit;
+  for (unsigned D = 0; D < 3; ++D)
+    if (S.UnitGrid[D])
+      Unit += std::string(Unit.empty() ? "" : " || ") + L + ".grid." + Dims[D] + " != 1";
+  if (!Unit.empty())
+    OS << "// Its indices do not tell apart blocks that differ in these grid dimensions.\n"
+       << "if (" << Unit << ") return cudaErrorInvalidConfiguration;\n";
+}
+
 void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K) {
   OS << "// Launches '" << K.KernelName << "' in place of ";
   for (size_t I = 0; I < K.Sections.size(); ++I)
@@ -153,8 +179,10 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K) {
     OS << ", ";
   }
   OS << "cudaStream_t stream = 0) {\n";
-  for (const FusedSection &S : K.Sections)
+  for (const FusedSection &S : K.Sections) {
     printBlockCheck(OS, S);
+    printGridCheck(OS, S);
+  }
   OS << "// The fused grid is 1-D and as long as the largest grid.\n"
      << "unsigned long long kfuse_blocks = 0;\n";
   for (const FusedSection &S : K.Sections) {

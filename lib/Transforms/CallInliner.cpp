@@ -105,6 +105,7 @@ public:
                             Ctx.Unit.getSourceManager(), Edits);
     Ok &= rewriteBarriers(Model, Ctx, Edits);
     Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);
+    Ok &= replaceAccesses();
     for (const CallSite *C : Model.callsToInline())
       Ok &= inlineCall(*C);
     Ok &= placeHoisted();
@@ -124,6 +125,20 @@ private:
   std::vector<const clang::FunctionDecl *> &Inlining;
   EditSet Edits;
   const clang::ASTContext &AST;
+
+  /// Accesses to a temporary that stays in a register become the register.
+  bool replaceAccesses() {
+    const clang::SourceManager &SM = Ctx.Unit.getSourceManager();
+    clang::SourceRange Body = Model.Decl->getBody()->getSourceRange();
+    bool Ok = true;
+    for (const auto &[Access, Name] : Ctx.Replaced) {
+      clang::SourceLocation At = SM.getExpansionLoc(Access->getBeginLoc());
+      if (SM.isPointWithin(At, SM.getExpansionLoc(Body.getBegin()),
+                           SM.getExpansionLoc(Body.getEnd())))
+        Ok &= Edits.replaceRange(Access->getSourceRange(), Name, "temporary");
+    }
+    return Ok;
+  }
 
   /// An inlined body lands inside the bodies that call it, so a name it
   /// finds outside any function must not be a local that kept its name there.

@@ -82,11 +82,21 @@ std::string barrierShadow(const SectionContext &Ctx, const std::string &Callee) 
          "(predicate); };";
 }
 
+/// What the sections built so far named, for the chains' bindings.
+struct BuiltNames {
+  std::map<MemberParam, std::string> Params;
+  std::map<size_t, std::string> Launches;
+  /// Per member: its accesses that read or write a register.
+  std::map<size_t, std::map<const clang::Expr *, std::string>> Registers;
+};
+
 class SectionBuilder {
 public:
-  SectionBuilder(const FusionMember &M, const ThreadRange &Range, NameAllocator &Names,
-                 Reporter &Diags)
-      : M(M), Range(Range), Names(Names), Diags(Diags) {}
+  SectionBuilder(const FusionMember &M, size_t Index, const ThreadRange &Range,
+                 NameAllocator &Names, Reporter &Diags, const ChainBindings *Chains,
+                 BuiltNames &Built)
+      : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains),
+        Built(Built) {}
 
   std::optional<FusedSection> build() {
     const KernelModel &Model = M.Model;
@@ -106,10 +116,24 @@ public:
 
     RenameMap Renames;
     for (const clang::ParmVarDecl *P : Model.Params) {
+      MemberParam Key{Index, P};
+      if (std::optional<MemberParam> Source = aliasOf(Key)) {
+        Renames[P] = Built.Params.at(*Source);
+        Built.Params[Key] = Renames[P];
+        continue;
+      }
       std::string Name = Names.allocate(Prefix + "_" + (P->getIdentifier() ? P->getName().str()
                                                                           : "arg"));
-      Renames[P] = Name;
-      S.Params.push_back({paramDeclaration(*P, Name, M, Diags), Name});
+      Renames[P] = Built.Params[Key] = Name;
+      if (!dropped(Key))
+        S.Params.push_back({paramDeclaration(*P, Name, M, Diags), Name});
+    }
+    Built.Launches[Index] = S.LaunchName;
+    if (Chains) {
+      if (auto It = Chains->SameGridAs.find(Index); It != Chains->SameGridAs.end())
+        S.SameGridAs = Built.Launches.at(It->second);
+      if (auto It = Chains->UnitGrid.find(Index); It != Chains->UnitGrid.end())
+        S.UnitGrid = It->second;
     }
     ReturnPlan Returns;
     if (!Model.Returns.empty())
@@ -122,6 +146,12 @@ public:
     SectionContext Ctx{Range.BarrierId, Range.Size, S.Barriers, S.ExitAwareBarrier,
                        "kfuse_dynamic_shared + " + SharedOffset, *M.Unit, *M.Helpers, Names,
                        Diags, *M.Renames};
+    Ctx.Replaced = Built.Registers[Index];
+    if (Chains && Chains->Plan.WaitBefore[Index]) {
+      SectionContext Plain = Ctx;
+      Plain.Style = BarrierStyle::Aligned;
+      S.WaitBefore = partialBarrier(Plain, "__syncthreads") + ";";
+    }
     std::vector<const clang::FunctionDecl *> Inlining{Model.Decl};
     std::optional<std::string> Body = rewriteBody(Model, Prefix, Renames, Returns, Ctx, Inlining);
     if (!Body)
@@ -155,17 +185,48 @@ public:
 
 private:
   const FusionMember &M;
+  size_t Index;
   const ThreadRange &Range;
   NameAllocator &Names;
   Reporter &Diags;
+  const ChainBindings *Chains;
+  BuiltNames &Built;
+
+  std::optional<MemberParam> aliasOf(const MemberParam &P) const {
+    if (!Chains)
+      return std::nullopt;
+    auto It = Chains->Plan.Aliases.find(P);
+    if (It == Chains->Plan.Aliases.end())
+      return std::nullopt;
+    return It->second;
+  }
+
+  bool dropped(const MemberParam &P) const {
+    return Chains && std::count(Chains->Plan.Dropped.begin(), Chains->Plan.Dropped.end(), P);
+  }
 };
+
+/// A variable per temporary, declared before the sections, that its
+/// accesses read and write instead of memory.
+void declareRegisters(const ChainBindings &Chains, FusedKernel &K, NameAllocator &Names,
+                      BuiltNames &Built) {
+  for (const RegisterTemporary &R : Chains.Plan.Registers) {
+    std::string Name = Names.allocate(identifierFrom(R.Name) + "_value");
+    K.Registers.push_back({"'" + R.Name + "' passes to '" + R.ToName +
+                               "' in a register, never through memory.",
+                           R.ElementType + " " + Name + "{};"});
+    for (const auto &[Member, Accesses] : R.Accesses)
+      for (const clang::Expr *E : Accesses)
+        Built.Registers[Member][E] = Name;
+  }
+}
 
 } // namespace
 
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
                                             const std::vector<FusionMember> &Members,
                                             const PartitionPlan &Plan, NameAllocator &Names,
-                                            Reporter &Diags) {
+                                            Reporter &Diags, const ChainBindings *Chains) {
   FusedKernel K;
   K.Fusion = Fusion;
   K.KernelName = Fusion + "_fused";
@@ -176,9 +237,13 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   for (const char *Generated : {"kfuse_tid", "kfuse_block", "kfuse_dynamic_shared",
                                 "kfuse_blocks", "kfuse_shared_bytes"})
     Names.reserve(Generated);
+  BuiltNames Built;
+  if (Chains)
+    declareRegisters(*Chains, K, Names, Built);
   bool Ok = true;
   for (size_t I = 0; I < Members.size(); ++I) {
-    std::optional<FusedSection> S = SectionBuilder(Members[I], Plan.Ranges[I], Names, Diags).build();
+    std::optional<FusedSection> S =
+        SectionBuilder(Members[I], I, Plan.Ranges[I], Names, Diags, Chains, Built).build();
     Ok &= S.has_value();
     if (S)
       K.Sections.push_back(std::move(*S));

@@ -42,6 +42,7 @@ struct MemberParam {
 /// A temporary that lives in a register: the accesses it replaces.
 struct RegisterTemporary {
   std::string Name;        ///< "scale.y", for comments.
+  std::string ToName;      ///< "bias.in", for comments.
   std::string ElementType; ///< The register's type.
   MemberParam From, To;
   /// Per member: the accesses that become the register.

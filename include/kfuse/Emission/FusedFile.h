@@ -54,6 +54,14 @@ struct FusedSection {
   /// For ExitAware barriers: the barrier's state and its shared counters.
   std::string ExitAwareBarrier, ExitCounters;
   std::string Body;     ///< The rewritten body, braces included.
+  /// A barrier over the range before the body: the kernel reads what
+  /// other threads wrote in the kernels before it. Empty for none.
+  std::string WaitBefore;
+  /// The launch whose grid this kernel's launch must repeat (data flows
+  /// from it); empty for none.
+  std::string SameGridAs;
+  /// Grid dimensions the launch must leave at 1.
+  std::array<bool, 3> UnitGrid{false, false, false};
 };
 
 struct FusedKernel {
@@ -66,6 +74,9 @@ struct FusedKernel {
   /// bounds the registers; empty for none.
   std::string MinBlocksPerSm;
   std::vector<FusedSection> Sections;
+  /// Values passed from one kernel to the next in registers: the comment
+  /// and the declaration of each.
+  std::vector<std::pair<std::string, std::string>> Registers;
 };
 
 /// Declarations of an input file that the fused kernels may need.

@@ -61,6 +61,8 @@ struct SectionContext {
   std::vector<std::pair<std::string, std::string>> KeptLocals{};
   unsigned DynamicSharedAlign = 16;
   bool UsesDynamicShared = false;
+  /// Accesses to temporaries that become the variable holding the value.
+  std::map<const clang::Expr *, std::string> Replaced{};
 };
 
 /// The text that waits at the kernel's barrier in place of a call to
