@@ -115,7 +115,15 @@ private:
 
   bool haveLaunches(const Config &C, const std::vector<const FusionSpec *> &Fusions) {
     bool Ok = true;
-    for (const FusionSpec *F : Fusions)
+    for (const FusionSpec *F : Fusions) {
+      // Vertical chains pass data between kernels, which the harness's
+      // side-by-side variants and their validation do not model.
+      if (C.kernelsOf(*F) != F->Kernels || F->Mode == FusionMode::Vertical) {
+        Diags.report({{ID::TuneVertical, F->Position.Line, F->Position.Column, {F->Name}}},
+                     C.Path);
+        Ok = false;
+        continue;
+      }
       for (const std::string &Id : F->Kernels) {
         const KernelSpec *K = C.findKernel(Id);
         if (!K->Launch) {
@@ -124,6 +132,7 @@ private:
           Ok = false;
         }
       }
+    }
     return Ok;
   }
 
