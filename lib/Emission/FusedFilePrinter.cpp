@@ -55,7 +55,14 @@ void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
   if (S.UsesBlockDim)
     OS << "const dim3 blockDim(" << B[0] << "u, " << B[1] << "u, " << B[2] << "u);\n";
   const std::string &G = S.GridName;
-  if (S.UsesBlockIdx)
+  // Integer division costs tens of instructions; the launcher already
+  // checked the grid dimensions known to be 1.
+  if (S.UsesBlockIdx && S.UnitGrid[1] && S.UnitGrid[2])
+    OS << "const uint3 blockIdx = make_uint3(kfuse_block, 0u, 0u);\n";
+  else if (S.UsesBlockIdx && S.UnitGrid[2])
+    OS << "const uint3 blockIdx = make_uint3(kfuse_block % " << G << ".x, kfuse_block / " << G
+       << ".x, 0u);\n";
+  else if (S.UsesBlockIdx)
     OS << "const uint3 blockIdx = make_uint3(kfuse_block % " << G << ".x, kfuse_block / " << G
        << ".x % " << G << ".y, kfuse_block / (" << G << ".x * " << G << ".y));\n";
   if (S.UsesGridDim)
