@@ -81,10 +81,41 @@ TEST(Config, RejectsMalformedYaml) {
   EXPECT_GT(R.Problems[0].Line, 0u);
 }
 
-TEST(Config, RefusesVerticalModeForNow) {
-  ConfigResult R = parseEdited("horizontal", "vertical");
+TEST(Config, RefusesUnknownModes) {
+  ConfigResult R = parseEdited("horizontal", "diagonal");
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, ID::ConfigUnsupportedMode);
+}
+
+TEST(Config, ReadsVerticalFlowsAndSameValues) {
+  ConfigResult R = parseConfig(R"(kernels:
+  - {name: a, file: k.cu, kernel: ka, block: [256]}
+  - {name: b, file: k.cu, kernel: kb, block: [256]}
+  - {name: c, file: k.cu, kernel: kc, block: [256]}
+fusions:
+  - name: ab
+    mode: vertical
+    kernels: [a, b]
+    flows:
+      - {from: a.out, to: b.in, temporary: true}
+    same: [[a.n, b.count]]
+  - name: beside
+    kernels: [ab, c]
+)",
+                               "x.yaml");
+  ASSERT_TRUE(R.Value) << R.Problems.size() << " problems";
+  const kfuse::FusionSpec &AB = R.Value->Fusions[0];
+  EXPECT_EQ(AB.Mode, kfuse::FusionMode::Vertical);
+  ASSERT_EQ(AB.Flows.size(), 1u);
+  EXPECT_EQ(AB.Flows[0].From.spelling(), "a.out");
+  EXPECT_EQ(AB.Flows[0].To.spelling(), "b.in");
+  EXPECT_TRUE(AB.Flows[0].Temporary);
+  EXPECT_EQ(AB.Flows[0].To.Position.Line, 10u);
+  ASSERT_EQ(AB.Same.size(), 1u);
+  EXPECT_EQ(AB.Same[0][1].spelling(), "b.count");
+  const kfuse::FusionSpec &Beside = R.Value->Fusions[1];
+  EXPECT_EQ(Beside.Mode, kfuse::FusionMode::Horizontal);
+  EXPECT_EQ(R.Value->kernelsOf(Beside), (std::vector<std::string>{"a", "b", "c"}));
 }
 
 TEST(Config, ResizableKernelsMustBeOneDimensional) {
