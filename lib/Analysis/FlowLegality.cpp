@@ -308,28 +308,39 @@ private:
     return T.getCanonicalType().getUnqualifiedType().getAsString();
   }
 
+  /// Each group takes the parameter of its earliest kernel; the others
+  /// become it. Two parameters of one kernel stay apart: the launcher
+  /// could not make them equal.
   bool resolveSame() {
     bool Ok = true;
     for (const std::vector<ParamRef> &Group : F.Same) {
-      std::optional<MemberParam> First;
+      std::vector<std::pair<const ParamRef *, MemberParam>> Found;
       for (const ParamRef &R : Group) {
-        std::optional<MemberParam> P = param(R, /*Pointer=*/false);
-        if (!P) {
+        if (std::optional<MemberParam> P = param(R, /*Pointer=*/false))
+          Found.push_back({&R, *P});
+        else
+          Ok = false;
+      }
+      if (Found.empty())
+        continue;
+      auto First = std::min_element(Found.begin(), Found.end(), [](const auto &A, const auto &B) {
+        return A.second.Member < B.second.Member;
+      });
+      const MemberParam Rep = First->second;
+      const std::string Symbol = "$" + First->first->spelling();
+      for (const auto &[Ref, P] : Found) {
+        if (typeText(P.Param->getType()) != typeText(Rep.Param->getType())) {
+          configProblem(ID::FlowTypeMismatch, Ref->Position,
+                        {Ref->spelling(), typeText(P.Param->getType()),
+                         First->first->spelling(), typeText(Rep.Param->getType())});
           Ok = false;
           continue;
         }
-        if (!First) {
-          First = P;
-        } else if (typeText(P->Param->getType()) != typeText(First->Param->getType())) {
-          configProblem(ID::FlowTypeMismatch, R.Position,
-                        {R.spelling(), typeText(P->Param->getType()), Group.front().spelling(),
-                         typeText(First->Param->getType())});
-          Ok = false;
+        if (P.Member == Rep.Member && !(P == Rep))
           continue;
-        } else if (P->Member != First->Member) {
-          Plan.Aliases[*P] = *First;
-        }
-        SameSymbol[*P] = "$" + Group.front().spelling();
+        if (!(P == Rep))
+          Plan.Aliases[P] = Rep;
+        SameSymbol[P] = Symbol;
       }
     }
     return Ok;
