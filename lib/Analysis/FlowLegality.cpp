@@ -496,29 +496,30 @@ private:
     std::array<int64_t, 3> Back{-(*Shift)[0], -(*Shift)[1], -(*Shift)[2]};
     std::string Why;
     bool CrossBlock = false;
-    // The writer must be the only one of its element, and the other
-    // access must run where the writer ran.
-    // When no two threads write one element even without the writer's
-    // conditions, a thread that did not write it leaves it as it was, in
-    // the originals and in the fused kernel alike.
-    const std::vector<IndexCondition> None;
-    if (E.Access->writes()) {
-      if (!Prover.injective(E.Index, E.Guards, Why, Plan.UnitGrid))
-        return Refuse(ID::VerticalIndexMismatch, "in '" + E.Kernel + "', " + Why);
-      const std::vector<IndexCondition> &Need = unconditional(E) ? None : E.Guards;
-      if (!Prover.impliesShifted(L.Guards, Need, *Shift, CrossBlock, Why))
-        return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch,
-                      "in '" + L.Kernel + "', " + Why);
-    }
-    if (L.Access->writes()) {
-      if (!Prover.injective(L.Index, L.Guards, Why, Plan.UnitGrid))
-        return Refuse(ID::VerticalIndexMismatch, "in '" + L.Kernel + "', " + Why);
-      const std::vector<IndexCondition> &Need = unconditional(L) ? None : L.Guards;
-      if (!Prover.impliesShifted(E.Guards, Need, Back, CrossBlock, Why))
-        return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch,
-                      "in '" + E.Kernel + "', " + Why);
-    }
+    if ((E.Access->writes() && !writerCovers(E, L, *Shift, CrossBlock, Why)) ||
+        (L.Access->writes() && !writerCovers(L, E, Back, CrossBlock, Why)))
+      return Refuse(CrossBlock ? ID::VerticalCrossBlock : ID::VerticalIndexMismatch, Why);
     Barrier |= *Shift != std::array<int64_t, 3>{0, 0, 0};
+    return true;
+  }
+
+  /// Whether \p Writer is the only writer of each of its elements, and
+  /// \p Other's thread, shifted by \p Shift, is a thread where it wrote.
+  /// When no two threads write one element even without the writer's
+  /// conditions, a thread that did not write it leaves it as it was, in the
+  /// originals and in the fused kernel alike, so its conditions need not hold.
+  bool writerCovers(const Side &Writer, const Side &Other, const std::array<int64_t, 3> &Shift,
+                    bool &CrossBlock, std::string &Why) {
+    if (!Prover.injective(Writer.Index, Writer.Guards, Why, Plan.UnitGrid)) {
+      Why = "in '" + Writer.Kernel + "', " + Why;
+      return false;
+    }
+    const std::vector<IndexCondition> None;
+    const std::vector<IndexCondition> &Need = unconditional(Writer) ? None : Writer.Guards;
+    if (!Prover.impliesShifted(Other.Guards, Need, Shift, CrossBlock, Why)) {
+      Why = "in '" + Other.Kernel + "', " + Why;
+      return false;
+    }
     return true;
   }
 

@@ -275,8 +275,8 @@ private:
     return std::nullopt;
   }
 
-  /// Whether \p E mentions a pointer that comes from a parameter; reports
-  /// the parameter's escape with \p Why.
+  /// Reports, with \p Why, the escape of every parameter whose pointer
+  /// \p E mentions.
   void escapesIn(const Expr *E, const std::string &Why) {
     if (std::optional<PointerValue> P = pointerOf(E)) {
       escape(P->Base, Why, E->getBeginLoc());
