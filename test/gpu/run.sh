@@ -12,7 +12,7 @@ legacy=$(realpath "$2")
 logs=${3:-$(mktemp -d)}
 mkdir -p "$logs"
 nvcc=${NVCC:-nvcc}
-sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
+source "$here/sanitize.sh"
 bin="$(mktemp -d)/check_pair"
 legacy_bin="$(dirname "$bin")/check_legacy"
 
@@ -28,17 +28,7 @@ status=0
 for b in "$bin" "$legacy_bin"; do
   name=$(basename "$b")
   timeout 120 "$b" 2>&1 | tee "$logs/$name.log" || status=1
-  for tool in racecheck synccheck; do
-    log="$logs/$name.$tool.log"
-    rc=0
-    timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 3 "$b" --small > "$log" 2>&1 || rc=$?
-    grep -E "SUMMARY|GPU CHECK|device:" "$log" || true
-    # Clean means a zero exit and a summary of zero findings.
-    if [ $rc -ne 0 ] || ! grep -qE "SUMMARY: 0 (errors|hazards displayed \(0 errors, 0 warnings\))" "$log"; then
-      echo "$name under $tool: not clean (exit $rc)"
-      status=1
-    fi
-  done
+  sanitize "$name" "$b" "$logs" || status=1
 done
 echo "gpu check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status

@@ -12,7 +12,7 @@ fused=$(realpath "$1")
 logs=${2:-$(mktemp -d)}
 mkdir -p "$logs"
 nvcc=${NVCC:-nvcc}
-sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
+source "$here/sanitize.sh"
 bin=$(mktemp -d)
 sources=("$here/check_vertical.cu" "$here/vertical_originals.cu" "$here/vertical_fused.cu")
 "$nvcc" -O3 -arch=sm_90 -lineinfo -fmad=false -DKFUSE_EXACT -DKFUSE_VERTICAL_FILE="\"$fused\"" \
@@ -24,16 +24,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$logs/gp
 status=0
 timeout 120 "$bin/exact" 2>&1 | tee "$logs/vertical-exact.log" || status=1
 timeout 120 "$bin/default" 2>&1 | tee "$logs/vertical-default.log" || status=1
-for tool in racecheck synccheck; do
-  log="$logs/vertical.$tool.log"
-  rc=0
-  timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 3 "$bin/exact" --small > "$log" 2>&1 || rc=$?
-  grep -E "SUMMARY|GPU CHECK" "$log" || true
-  if [ $rc -ne 0 ] || ! grep -qE "SUMMARY: 0 (errors|hazards displayed \(0 errors, 0 warnings\))" "$log"; then
-    echo "vertical under $tool: not clean (exit $rc)"
-    status=1
-  fi
-done
+sanitize vertical "$bin/exact" "$logs" || status=1
 timeout 300 "$bin/default" --bench 2>&1 | tee "$logs/vertical-bench.log" || status=1
 echo "vertical gpu check: $([ $status -eq 0 ] && echo PASSED || echo FAILED)"
 exit $status
