@@ -15,6 +15,7 @@
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/TuneBundle.h"
 #include "kfuse/Tuning/Chart.h"
+#include "kfuse/Tuning/Evaluation.h"
 #include "kfuse/Tuning/Selection.h"
 #include "kfuse/Tuning/VariantSpace.h"
 
@@ -300,6 +301,29 @@ private:
     return llvm::sys::ExecuteAndWait(*Bash, Args);
   }
 
+  /// What the evaluation needs to know of each fusion beyond its results:
+  /// the split `kfuse fuse` would emit, and the kernels it fuses (fusions of
+  /// the same kernels at other sizes form one group).
+  std::vector<EvaluationCase> evaluationCases(FusionPipeline &Pipeline, const TuneResults &Results,
+                                              const std::vector<Verdict> &Verdicts) {
+    std::vector<EvaluationCase> Cases;
+    for (size_t I = 0; I < Pipeline.size(); ++I) {
+      const FusionResult *R = Results.find(Pipeline.fusion(I).Name);
+      EvaluationCase Case;
+      Case.Result = R;
+      Case.Choice = R ? &Verdicts[static_cast<size_t>(R - Results.Fusions.data())] : nullptr;
+      std::vector<TuneMember> Shape;
+      for (const FusionMember &M : Pipeline.members(I)) {
+        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize});
+        Case.Kernels.push_back(M.Spec->Id);
+        Case.Group += (Case.Group.empty() ? "" : " + ") + M.Spec->Kernel;
+      }
+      Case.EvenSplit = evenSplit(Shape);
+      Cases.push_back(std::move(Case));
+    }
+    return Cases;
+  }
+
   /// Chooses per fusion, writes the report and, for the fusions where a
   /// variant wins, the fused file with that variant.
   int select(const Config &C, FusionPipeline &Pipeline, const std::string &ResultsPath,
@@ -368,11 +392,17 @@ private:
     for (size_t I = 0; Ok && I < Results->Fusions.size(); ++I)
       Ok = writeAtomically(ReportDir + "/" + Results->Fusions[I].Fusion + ".tuning.png",
                            renderChartPng(Results->Fusions[I], Verdicts[I]), Diags);
+    std::vector<EvaluationRow> Rows = evaluate(evaluationCases(Pipeline, *Results, Verdicts));
+    Ok = Ok &&
+         writeAtomically(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), Diags) &&
+         writeAtomically(ReportDir + "/speedup-vs-ratio.png", renderRatioChartPng(*Results, Rows),
+                         Diags);
     if (Ok && !File.Kernels.empty())
       Ok = writeAtomically(Output, printFusedFile(File), Diags);
     if (!Ok)
       return 1;
-    Out << "kfuse: wrote " << ReportDir << "/tuning-report.md, tuning.yaml and charts";
+    Out << "kfuse: wrote " << ReportDir
+        << "/tuning-report.md, evaluation.md, tuning.yaml and charts";
     if (!File.Kernels.empty())
       Out << "; the winning variants to " << Output;
     Out << "\n";

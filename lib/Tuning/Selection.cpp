@@ -16,6 +16,13 @@ const FusionResult *TuneResults::find(const std::string &Fusion) const {
   return nullptr;
 }
 
+const CandidateResult *FusionResult::alone(size_t K) const {
+  for (const CandidateResult &C : Candidates)
+    if (C.alone() && C.Kernel == static_cast<int>(K) && C.Valid && C.Median > 0)
+      return &C;
+  return nullptr;
+}
+
 namespace {
 
 template <typename T> T get(const YAML::Node &N, const char *Key, T Default) {
@@ -26,6 +33,7 @@ CandidateResult candidate(const YAML::Node &N) {
   CandidateResult C;
   C.Name = N["name"].as<std::string>();
   C.Kind = N["kind"].as<std::string>();
+  C.Kernel = get(N, "kernel", -1);
   C.Valid = get(N, "valid", false);
   C.Mismatches = get(N, "mismatches", 0ull);
   C.Error = get<std::string>(N, "error", "");
@@ -52,6 +60,11 @@ std::string fixed(double V, int Digits) {
   return Buffer;
 }
 
+/// A property of fused variants only.
+std::string fused(const CandidateResult &C, int Value) {
+  return C.native() || C.alone() ? "" : std::to_string(Value);
+}
+
 std::string threads(const CandidateResult &C) {
   std::string S;
   for (unsigned T : C.Threads)
@@ -76,6 +89,10 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, std::string
       FR.CompileSeconds = get(F, "compile_seconds", 0.0);
       for (const YAML::Node &C : F["candidates"])
         FR.Candidates.push_back(candidate(C));
+      for (const YAML::Node &K : F["native"])
+        FR.Natives.push_back({K["kernel"].as<std::string>(), get(K, "registers", 0),
+                              get(K, "spill_bytes", 0), get(K, "block_threads", 0),
+                              get(K, "blocks_per_sm", 0)});
       R.Fusions.push_back(std::move(FR));
     }
     return R;
@@ -88,7 +105,7 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, std::string
 Verdict decide(const FusionResult &R) {
   Verdict V;
   for (const CandidateResult &C : R.Candidates) {
-    if (!C.Valid || C.Median <= 0)
+    if (!C.Valid || C.Median <= 0 || C.alone())
       continue;
     const CandidateResult *&Best = C.native() ? V.NativeBest : V.Fastest;
     if (!Best || C.Median < Best->Median)
@@ -133,9 +150,8 @@ std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdic
          << "% | "
          << (C.Median > 0 && V.NativeBest ? fixed(V.NativeBest->Median / C.Median, 3) + "x"
                                            : "-")
-         << " | " << (C.native() ? "" : std::to_string(C.Registers)) << " | "
-         << (C.native() ? "" : std::to_string(C.SpillBytes)) << " | "
-         << (C.native() ? "" : std::to_string(C.BlocksPerSm)) << " | "
+         << " | " << fused(C, C.Registers) << " | " << fused(C, C.SpillBytes) << " | "
+         << fused(C, C.BlocksPerSm) << " | "
          << (C.Valid ? "yes" : C.Error.empty() ? std::to_string(C.Mismatches) + " differ"
                                                : C.Error)
          << " |\n";
@@ -166,7 +182,7 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
         << YAML::Key << "kind" << YAML::Value << C.Kind << YAML::Key << "valid" << YAML::Value
         << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key
         << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
-      if (!C.native())
+      if (!C.native() && !C.alone())
         E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"
           << YAML::Value << C.SpillBytes << YAML::Key << "blocks_per_sm" << YAML::Value
           << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value

@@ -2,6 +2,8 @@
 
 #include "kfuse/Tuning/VariantSpace.h"
 
+#include "kfuse/Plan/PartitionPlan.h"
+
 #include <algorithm>
 
 namespace kfuse {
@@ -60,9 +62,25 @@ std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Mem
   return Out;
 }
 
+std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
+  PartitionRequest Request;
+  for (const TuneMember &M : Members)
+    Request.Members.push_back({"", M.Threads, M.Resizable});
+  PartitionResult Planned = planPartition(Request);
+  std::vector<unsigned> Sizes;
+  if (Planned.Plan)
+    for (const ThreadRange &R : Planned.Plan->Ranges)
+      Sizes.push_back(R.Size);
+  return Sizes;
+}
+
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step) {
   std::vector<Variant> Out;
-  for (const std::vector<unsigned> &P : partitions(Members, Step)) {
+  std::vector<std::vector<unsigned>> Splits = partitions(Members, Step);
+  std::vector<unsigned> Even = evenSplit(Members);
+  if (!Even.empty() && std::find(Splits.begin(), Splits.end(), Even) == Splits.end())
+    Splits.insert(std::lower_bound(Splits.begin(), Splits.end(), Even), Even);
+  for (const std::vector<unsigned> &P : Splits) {
     Out.push_back({"h" + joined(P), false, P, false});
     Out.push_back({"h" + joined(P) + "-rb", false, P, true});
   }

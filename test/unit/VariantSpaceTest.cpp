@@ -53,4 +53,26 @@ TEST(VariantSpace, ResizableKernelsShareAtMost1024) {
   EXPECT_EQ(kfuse::partitions(M, 256).size(), 3u);
 }
 
+TEST(VariantSpace, EvenSplitIsWhatKfuseFuseEmits) {
+  std::vector<TuneMember> Two{{512, true}, {512, true}};
+  EXPECT_EQ(kfuse::evenSplit(Two), (Split{512, 512}));
+  std::vector<TuneMember> Three{{512, true}, {512, true}, {512, true}};
+  // 32 warps shared by 3 kernels: the earlier kernels take the remainder.
+  EXPECT_EQ(kfuse::evenSplit(Three), (Split{352, 352, 320}));
+  std::vector<TuneMember> Fixed{{256, false}, {512, true}};
+  EXPECT_EQ(kfuse::evenSplit(Fixed), (Split{256, 512}));
+}
+
+TEST(VariantSpace, EvenSplitIsMeasuredWhereTheStepMissesIt) {
+  std::vector<TuneMember> Three{{512, true}, {512, true}, {512, true}};
+  std::vector<kfuse::Variant> V = kfuse::variantSpace(Three, 256);
+  // Splits of 1024 in steps of 256: 3 of them, plus the even split, each
+  // twice, and the vertical variant.
+  ASSERT_EQ(V.size(), 9u);
+  EXPECT_EQ(V[4].Name, "h352-352-320");
+  EXPECT_EQ(V[5].Name, "h352-352-320-rb");
+  // Where the step hits it, it is not measured twice.
+  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 15u);
+}
+
 } // namespace

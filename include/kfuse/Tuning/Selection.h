@@ -16,7 +16,8 @@ namespace kfuse {
 
 struct CandidateResult {
   std::string Name;
-  std::string Kind; ///< sequential, streams, graph, horizontal, vertical.
+  std::string Kind; ///< sequential, streams, graph, horizontal, vertical, alone.
+  int Kernel = -1;  ///< Kind alone: the index of the kernel run by itself.
   bool Valid = false;
   unsigned long long Mismatches = 0;
   std::string Error;
@@ -29,14 +30,26 @@ struct CandidateResult {
   unsigned Samples = 0;
 
   bool native() const { return Kind == "sequential" || Kind == "streams" || Kind == "graph"; }
+  /// One original kernel by itself: a reference, not a way to run the fusion.
+  bool alone() const { return Kind == "alone"; }
   /// Half the interquartile range relative to the median.
   double noise() const { return Median > 0 ? (P75 - P25) / (2 * Median) : 0; }
+};
+
+/// What the toolchain gave an original kernel, at the block it is launched with.
+struct NativeKernel {
+  std::string Kernel;
+  int Registers = 0, SpillBytes = 0, BlockThreads = 0, BlocksPerSm = 0;
 };
 
 struct FusionResult {
   std::string Fusion;
   double CompileSeconds = 0;
   std::vector<CandidateResult> Candidates;
+  std::vector<NativeKernel> Natives;
+
+  /// Kernel \p K's time alone, if it was measured.
+  const CandidateResult *alone(size_t K) const;
 };
 
 struct TuneResults {

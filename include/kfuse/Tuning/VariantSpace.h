@@ -2,9 +2,9 @@
 //
 // Per fusion: every split of the fused block in steps of whole warps among
 // the kernels that work with any block size (the others keep their
-// blocks), each without and with the HFuse register bound, and the vertical
-// variant (every kernel from thread 0, one after the other) as a reference.
-// Free of Clang.
+// blocks), the even split `kfuse fuse` emits without a partition, each
+// without and with the HFuse register bound, and the vertical variant (every
+// kernel from thread 0, one after the other) as a reference. Free of Clang.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_VARIANTSPACE_H
@@ -39,8 +39,12 @@ unsigned fusedThreads(const std::vector<TuneMember> &Members);
 std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members,
                                               unsigned Step);
 
-/// Each partition without and with the register bound, then the vertical
-/// variant.
+/// The split `kfuse fuse` emits when the config gives no partition (the
+/// partition planner's), or nothing where the planner finds none.
+std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
+
+/// Each partition (the even split among them, added where the step misses
+/// it) without and with the register bound, then the vertical variant.
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step);
 
 } // namespace kfuse

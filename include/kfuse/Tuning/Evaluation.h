@@ -1,0 +1,61 @@
+//===- Evaluation.h - fused kernels against every native baseline -*- C++ -*-===//
+//
+// The view of kfuse tune's measurements that the HFuse paper's evaluation
+// takes: per fusion, each kernel's time alone and their ratio, the native
+// baselines, the vertical variant, the even split `kfuse fuse` emits without
+// tuning, the tuned choice, and how much of the perfect overlap it reaches;
+// a table, a summary line per fusion, and a chart of speedup against time
+// ratio (the paper's Figure 7). Free of Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_TUNING_EVALUATION_H
+#define KFUSE_TUNING_EVALUATION_H
+
+#include "kfuse/Tuning/Selection.h"
+
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// One fusion's measurements and what the caller knows of it.
+struct EvaluationCase {
+  const FusionResult *Result = nullptr;
+  const Verdict *Choice = nullptr;
+  std::vector<std::string> Kernels; ///< The config's names, in order.
+  std::vector<unsigned> EvenSplit; ///< kfuse fuse's partition without a config one.
+  std::string Group; ///< Fusions of the same kernels at other input sizes share it.
+};
+
+struct EvaluationRow {
+  std::string Fusion, Group;
+  std::vector<std::string> Kernels;
+  std::vector<double> Alone;  ///< Each kernel by itself, ms.
+  double Ratio = 0;           ///< The first kernel's time over the last one's.
+  const CandidateResult *Sequential = nullptr, *Streams = nullptr, *StreamsReversed = nullptr,
+                        *Graph = nullptr, *NativeBest = nullptr, *Vertical = nullptr,
+                        *Even = nullptr, *BestFused = nullptr;
+  std::vector<NativeKernel> Natives;
+  bool Fuse = false;          ///< The tuner's verdict.
+  double TunedMs = 0;         ///< The winner's time, or native best's when kept.
+  double Overlap = 0;         ///< (sequential - tuned) / (sequential - slowest alone).
+
+  /// Native best over \p C; 0 without both.
+  double speedup(const CandidateResult *C) const;
+  /// Native best over the tuned choice: 1 when the originals are kept.
+  double tunedSpeedup() const;
+};
+
+std::vector<EvaluationRow> evaluate(const std::vector<EvaluationCase> &Cases);
+
+/// Markdown: the device, a table of times, a table of speedups and
+/// resources, and a summary line per fusion.
+std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
+
+/// The PNG of the best fused variant's speedup over native best against the
+/// time ratio of the fusion's kernels, one colour per group.
+std::string renderRatioChartPng(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
+
+} // namespace kfuse
+
+#endif

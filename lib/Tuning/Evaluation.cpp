@@ -1,0 +1,245 @@
+//===- Evaluation.cpp - fused kernels against every native baseline -------===//
+
+#include "kfuse/Tuning/Evaluation.h"
+
+#include "Canvas.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace kfuse {
+
+double EvaluationRow::speedup(const CandidateResult *C) const {
+  return C && NativeBest && C->Median > 0 ? NativeBest->Median / C->Median : 0;
+}
+
+double EvaluationRow::tunedSpeedup() const {
+  return NativeBest && TunedMs > 0 ? NativeBest->Median / TunedMs : 0;
+}
+
+namespace {
+
+const CandidateResult *fastest(const FusionResult &R, bool (*Wanted)(const CandidateResult &)) {
+  const CandidateResult *Best = nullptr;
+  for (const CandidateResult &C : R.Candidates)
+    if (C.Valid && C.Median > 0 && Wanted(C) && (!Best || C.Median < Best->Median))
+      Best = &C;
+  return Best;
+}
+
+EvaluationRow row(const EvaluationCase &Case) {
+  const FusionResult &R = *Case.Result;
+  EvaluationRow Row;
+  Row.Fusion = R.Fusion;
+  Row.Group = Case.Group;
+  Row.Natives = R.Natives;
+  Row.Kernels = Case.Kernels;
+  for (size_t K = 0; K < Row.Kernels.size(); ++K) {
+    const CandidateResult *A = R.alone(K);
+    Row.Alone.push_back(A ? A->Median : 0);
+  }
+  if (Row.Alone.size() >= 2 && Row.Alone.back() > 0)
+    Row.Ratio = Row.Alone.front() / Row.Alone.back();
+  for (const CandidateResult &C : R.Candidates) {
+    if (!C.Valid || C.Median <= 0)
+      continue;
+    if (C.Kind == "sequential")
+      Row.Sequential = &C;
+    else if (C.Kind == "graph")
+      Row.Graph = &C;
+    else if (C.Kind == "streams")
+      (C.Name.find("reversed") == std::string::npos ? Row.Streams : Row.StreamsReversed) = &C;
+    else if (C.Kind == "vertical")
+      Row.Vertical = &C;
+    else if (C.Kind == "horizontal" && !C.RegisterBound && C.Threads == Case.EvenSplit)
+      Row.Even = &C;
+  }
+  Row.NativeBest = fastest(R, [](const CandidateResult &C) { return C.native(); });
+  Row.BestFused =
+      fastest(R, [](const CandidateResult &C) { return !C.native() && !C.alone(); });
+  Row.Fuse = Case.Choice && Case.Choice->Fuse;
+  Row.TunedMs = Row.Fuse ? Case.Choice->Fastest->Median
+                         : (Row.NativeBest ? Row.NativeBest->Median : 0);
+  double Slowest = Row.Alone.empty() ? 0 : *std::max_element(Row.Alone.begin(), Row.Alone.end());
+  if (Row.Sequential && Slowest > 0 && Row.Sequential->Median > Slowest)
+    Row.Overlap = (Row.Sequential->Median - Row.TunedMs) / (Row.Sequential->Median - Slowest);
+  return Row;
+}
+
+std::string fixed(double V, int Digits) {
+  char Buffer[64];
+  std::snprintf(Buffer, sizeof Buffer, "%.*f", Digits, V);
+  return Buffer;
+}
+
+std::string ms(const CandidateResult *C) { return C ? fixed(C->Median, 4) : "-"; }
+std::string times(double V) { return V > 0 ? fixed(V, 3) + "x" : "-"; }
+
+std::string joined(const std::vector<std::string> &Parts, const char *Separator) {
+  std::string S;
+  for (const std::string &P : Parts)
+    S += (S.empty() ? "" : Separator) + P;
+  return S;
+}
+
+std::string nativeResources(const EvaluationRow &Row, int NativeKernel::*Field) {
+  if (Row.Natives.empty())
+    return "-";
+  std::vector<std::string> Parts;
+  for (const NativeKernel &K : Row.Natives)
+    Parts.push_back(std::to_string(K.*Field));
+  return joined(Parts, "/");
+}
+
+std::string summary(const EvaluationRow &Row) {
+  std::ostringstream OS;
+  OS << "- **" << Row.Fusion << "**: ";
+  if (!Row.NativeBest || !Row.BestFused)
+    return OS.str() + "not measured.\n";
+  OS << (Row.Fuse ? "fuse with " + Row.BestFused->Name : "keep the original launches") << ", "
+     << times(Row.tunedSpeedup()) << " over native best (" << Row.NativeBest->Name << ")";
+  if (Row.Overlap != 0)
+    OS << ", " << fixed(100 * Row.Overlap, 0) << "% of the perfect overlap";
+  OS << "; the fastest fused variant " << Row.BestFused->Name << " "
+     << times(Row.speedup(Row.BestFused));
+  if (Row.Even)
+    OS << ", the even split " << times(Row.speedup(Row.Even));
+  if (Row.Vertical)
+    OS << ", vertical " << times(Row.speedup(Row.Vertical));
+  if (Row.Ratio > 0)
+    OS << "; time ratio " << fixed(Row.Ratio, 2);
+  OS << "; " << Row.BestFused->Registers << " registers (originals "
+     << nativeResources(Row, &NativeKernel::Registers) << "), " << Row.BestFused->BlocksPerSm
+     << " blocks/SM of " << Row.BestFused->BlockThreads << " threads (originals "
+     << nativeResources(Row, &NativeKernel::BlocksPerSm) << " of "
+     << nativeResources(Row, &NativeKernel::BlockThreads) << ")";
+  if (Row.BestFused->SpillBytes)
+    OS << ", " << Row.BestFused->SpillBytes << " bytes spilled";
+  OS << ".\n";
+  return OS.str();
+}
+
+} // namespace
+
+std::vector<EvaluationRow> evaluate(const std::vector<EvaluationCase> &Cases) {
+  std::vector<EvaluationRow> Rows;
+  for (const EvaluationCase &Case : Cases)
+    if (Case.Result)
+      Rows.push_back(row(Case));
+  return Rows;
+}
+
+std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRow> &Rows) {
+  std::ostringstream OS;
+  OS << "# kfuse evaluation\n\n"
+     << "Device: " << R.Device << " (sm_" << R.Sm << "), CUDA driver API " << R.DriverApi
+     << ", runtime " << R.Runtime << ", input seed " << R.Seed
+     << ". Medians in ms; speedups over native best, the fastest of the four native "
+        "launches.\n\n"
+     << "## Times\n\n"
+     << "| fusion | kernels | alone | ratio | sequential | streams | streams reversed | graph "
+        "| vertical | even split | tuned |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const EvaluationRow &Row : Rows) {
+    std::vector<std::string> Alone;
+    for (double A : Row.Alone)
+      Alone.push_back(A > 0 ? fixed(A, 4) : "-");
+    OS << "| " << Row.Fusion << " | " << joined(Row.Kernels, " + ") << " | "
+       << joined(Alone, " / ") << " | " << (Row.Ratio > 0 ? fixed(Row.Ratio, 2) : "-") << " | "
+       << ms(Row.Sequential) << " | " << ms(Row.Streams) << " | " << ms(Row.StreamsReversed)
+       << " | " << ms(Row.Graph) << " | " << ms(Row.Vertical) << " | " << ms(Row.Even) << " | "
+       << (Row.TunedMs > 0 ? fixed(Row.TunedMs, 4) : "-") << " |\n";
+  }
+  OS << "\n## Speedups and resources\n\n"
+     << "| fusion | native best | vertical | even split | fastest fused | kfuse tuned | "
+        "perfect overlap | registers fused (originals) | blocks/SM fused (originals) | "
+        "spill B |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const EvaluationRow &Row : Rows) {
+    const CandidateResult *B = Row.BestFused;
+    OS << "| " << Row.Fusion << " | " << (Row.NativeBest ? Row.NativeBest->Name : "-") << " | "
+       << times(Row.speedup(Row.Vertical)) << " | " << times(Row.speedup(Row.Even)) << " | "
+       << (B ? B->Name + " " + times(Row.speedup(B)) : "-") << " | "
+       << times(Row.tunedSpeedup()) << (Row.Fuse ? "" : " (kept)") << " | "
+       << (Row.Overlap != 0 ? fixed(100 * Row.Overlap, 0) + "%" : "-") << " | "
+       << (B ? std::to_string(B->Registers) : "-") << " ("
+       << nativeResources(Row, &NativeKernel::Registers) << ") | "
+       << (B ? std::to_string(B->BlocksPerSm) + " x " + std::to_string(B->BlockThreads) : "-")
+       << " (" << nativeResources(Row, &NativeKernel::BlocksPerSm) << ") | "
+       << (B ? std::to_string(B->SpillBytes) : "-") << " |\n";
+  }
+  OS << "\n## Summary\n\n";
+  for (const EvaluationRow &Row : Rows)
+    OS << summary(Row);
+  return OS.str();
+}
+
+std::string renderRatioChartPng(const TuneResults &R, const std::vector<EvaluationRow> &Rows) {
+  using chart::CharWidth;
+  using chart::Rgb;
+  using chart::RowHeight;
+  static const Rgb Palette[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},
+                                {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
+                                {188, 189, 34},  {23, 190, 207}};
+  std::vector<std::string> Groups;
+  double XLo = -2, XHi = 2, YLo = 0.8, YHi = 1.2;
+  for (const EvaluationRow &Row : Rows) {
+    if (std::find(Groups.begin(), Groups.end(), Row.Group) == Groups.end())
+      Groups.push_back(Row.Group);
+    if (Row.Ratio > 0 && Row.BestFused) {
+      XLo = std::min(XLo, std::floor(std::log2(Row.Ratio)));
+      XHi = std::max(XHi, std::ceil(std::log2(Row.Ratio)));
+      YLo = std::min(YLo, Row.speedup(Row.BestFused) - 0.05);
+      YHi = std::max(YHi, Row.speedup(Row.BestFused) + 0.05);
+    }
+  }
+  YLo = std::floor(YLo * 10) / 10;
+  YHi = std::ceil(YHi * 10) / 10;
+  size_t Legend = 0;
+  for (const std::string &G : Groups)
+    Legend = std::max(Legend, G.size());
+  const int Left = 70, Top = 2 * RowHeight + 10, PlotW = 640, PlotH = 420;
+  const int W = Left + PlotW + 30 + static_cast<int>(Legend + 3) * CharWidth;
+  const int H = std::max(Top + PlotH + 2 * RowHeight + 10,
+                         Top + static_cast<int>(Groups.size()) * RowHeight + 10);
+  chart::Canvas Image(W, H);
+  const Rgb Ink{20, 20, 20}, Grid{220, 220, 220}, Unity{200, 40, 40};
+  auto X = [&](double Log2) { return Left + static_cast<int>(PlotW * (Log2 - XLo) / (XHi - XLo)); };
+  auto Y = [&](double S) { return Top + static_cast<int>(PlotH * (YHi - S) / (YHi - YLo)); };
+  Image.text(10, 8, "speedup of the fastest fused variant over native best, against the time "
+                    "ratio of the kernels",
+             Ink);
+  Image.text(10, 8 + RowHeight, R.Device, Ink);
+  for (double L = XLo; L <= XHi + 1e-9; L += 1) {
+    Image.fill(X(L), Top, 1, PlotH, Grid);
+    std::string Label = L >= 0 ? std::to_string(1 << static_cast<int>(L))
+                               : "1/" + std::to_string(1 << static_cast<int>(-L));
+    Image.text(X(L) - static_cast<int>(Label.size()) * CharWidth / 2, Top + PlotH + 6, Label, Ink);
+  }
+  double YStep = YHi - YLo > 1.2 ? 0.25 : 0.1;
+  for (double S = std::ceil(YLo / YStep) * YStep; S <= YHi + 1e-9; S += YStep) {
+    Image.fill(Left, Y(S), PlotW, 1, Grid);
+    Image.text(8, Y(S) - 7, fixed(S, 2), Ink);
+  }
+  Image.text(Left + PlotW / 2 - 18 * CharWidth, Top + PlotH + RowHeight + 4,
+             "time of the first kernel / the last", Ink);
+  Image.fill(Left, Y(1.0), PlotW, 2, Unity);
+  Image.fill(Left, Top, 2, PlotH, Ink);
+  Image.fill(Left, Top + PlotH, PlotW, 2, Ink);
+  for (const EvaluationRow &Row : Rows) {
+    if (Row.Ratio <= 0 || !Row.BestFused)
+      continue;
+    size_t G = static_cast<size_t>(std::find(Groups.begin(), Groups.end(), Row.Group) -
+                                   Groups.begin());
+    Image.fill(X(std::log2(Row.Ratio)) - 4, Y(Row.speedup(Row.BestFused)) - 4, 9, 9,
+               Palette[G % (sizeof Palette / sizeof Palette[0])]);
+  }
+  for (size_t G = 0; G < Groups.size(); ++G) {
+    int LY = Top + static_cast<int>(G) * RowHeight;
+    Image.fill(Left + PlotW + 30, LY + 3, 10, 10, Palette[G % (sizeof Palette / sizeof Palette[0])]);
+    Image.text(Left + PlotW + 30 + 2 * CharWidth, LY + 2, Groups[G], Ink);
+  }
+  return Image.png();
+}
+
+} // namespace kfuse
