@@ -240,11 +240,15 @@ private:
       }
       std::vector<std::string> Types = paramTypes(Members);
       for (const Variant &V : variantSpace(Shape, F.Tune.Step)) {
-        unsigned Block = 0;
-        for (unsigned T : V.Threads)
+        unsigned Block = 0, Sum = 0;
+        for (unsigned T : V.Threads) {
           Block = V.Vertical ? std::max(Block, T) : Block + T;
-        if (Block > 1024)
-          continue; // Vertical only where the largest and the sum both fit.
+          Sum += T;
+        }
+        // The vertical variant is laid out from a partition of the kernels'
+        // own blocks, which the planner checks against 1024 threads.
+        if (Sum > 1024)
+          continue;
         std::string Source = F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3)
                                                               : V.Name) + ".cu";
         TF.Variants.push_back({V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block});

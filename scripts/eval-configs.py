@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Writes configs/eval.yaml and configs/eval-sweep.yaml, the configs of the
+evaluation (docs/benchmarks.md), from the input sizes below: one place to
+change a size, and the sweep's scaled kernels derived from the same
+functions. Run from anywhere; the configs are checked in."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BLOCK = 512
+# Every kernel strides over its data with 528 blocks (4 per multiprocessor of
+# an H100 or H200, a full wave at 512 threads): equal grids, so that every
+# fused block runs every kernel (with data-sized grids of different lengths
+# the shorter kernel's threads idle in the extra blocks; docs/benchmarks.md).
+GRID = 528
+
+
+def buf(t, n, fill=None):
+    return "{buffer: %s, count: %d%s}" % (t, n, ", fill: %s" % fill if fill else "")
+
+
+def val(v):
+    return "{value: %s}" % v
+
+
+RANDOM_WORDS = "{uniform: [0, 4294967295]}"
+
+
+# Each returns (file, kernel, grid, args, comment). Batch norm has one block
+# per channel: GRID channels.
+def bn(batch, spatial, channels=GRID):
+    return ("batchnorm_stats.cu", "batch_norm_collect_statistics", channels,
+            [buf("float", batch * channels * spatial, "{uniform: [0, 2]}"),
+             buf("float", channels, "zero"), buf("float", channels, "zero"),
+             val(batch), val(channels), val(spatial)],
+            f"{batch} x {channels} channels x {spatial} pixels")
+
+
+def hist(n):
+    return ("histogram.cu", "histogram1d", GRID,
+            [buf("float", n, "{uniform: [0, 1]}"), buf("uint32", 100, "zero"), val(n), val(100),
+             val(0.0), val(1.0)],
+            f"{n} floats into 100 bins")
+
+
+def maxpool(planes, h):
+    o = h // 2
+    total = planes * o * o
+    return ("maxpool.cu", "max_pool2d_forward", GRID,
+            [buf("float", planes * h * h), buf("float", total, "zero"),
+             buf("int32", total, "zero"), val(planes), val(h), val(h), val(o), val(o)],
+            f"{planes} planes of {h}x{h} to {o}x{o}")
+
+
+def upsample(planes, h):
+    o = 2 * h
+    total = planes * o * o
+    return ("upsample.cu", "upsample_bilinear2d", GRID,
+            [buf("float", planes * h * h), buf("float", total, "zero"), val(planes), val(h),
+             val(h), val(o), val(o), val(0.5), val(0.5)],
+            f"{planes} planes of {h}x{h} to {o}x{o}")
+
+
+def im2col(channels, h):
+    total = channels * h * h
+    return ("im2col.cu", "im2col_kernel", GRID,
+            [buf("float", total), buf("float", channels * 9 * h * h, "zero"), val(channels),
+             val(h), val(h), val(3), val(3), val(1), val(1), val(h), val(h)],
+            f"{channels} channels of {h}x{h}, 3x3 windows")
+
+
+def ethash(count, pages=2097152):
+    return ("ethash_like.cu", "ethash_like_search", GRID,
+            [buf("uint32", pages * 32, RANDOM_WORDS), val(pages),
+             buf("uint32", 8, RANDOM_WORDS), val(0), val(count),
+             buf("uint32", count * 8, "zero")],
+            f"{count} nonces over a {pages * 128 >> 20} MiB table")
+
+
+def nonces(file, kernel, out):
+    def make(count):
+        return (file, kernel, GRID,
+                [buf("uint32", 20, RANDOM_WORDS), val(0), val(count), buf(out, count * 8, "zero")],
+                f"{count} nonces")
+    return make
+
+
+sha256 = nonces("sha256d.cu", "sha256d_hash", "uint32")
+blake256 = nonces("blake256.cu", "blake256_hash", "uint32")
+blake2b = nonces("blake2b.cu", "blake2b_hash", "uint64")
+
+# Sizes that make each kernel run for about 0.2 ms alone on an H200
+# (calibrated from a first run; docs/benchmarks.md has the times measured).
+SIZES = {
+    "bn": lambda s: bn(32, int(3844 * s)),
+    "hist": lambda s: hist(int(100663296 * s)),
+    "maxpool": lambda s: maxpool(int(5280 * s), 112),
+    "upsample": lambda s: upsample(int(1780 * s), 56),
+    "im2col": lambda s: im2col(int(3880 * s), 56),
+    "ethash": lambda s: ethash(int(109312 * s)),
+    "sha256": lambda s: sha256(int(835584 * s)),
+    "blake256": lambda s: blake256(int(1278976 * s)),
+    "blake2b": lambda s: blake2b(int(1434624 * s)),
+}
+SCALE = {name: 1.0 for name in SIZES}
+
+DL = ["bn", "hist", "maxpool", "upsample", "im2col"]
+CRYPTO = ["ethash", "sha256", "blake256", "blake2b"]
+# The two best pairs of a first run share ethash: the trio is all three.
+TRIO = ["ethash", "sha256", "blake256"]
+# Figure 7: the second kernel of these pairs at these multiples of its size.
+SWEEP = [("hist", "maxpool"), ("bn", "maxpool"), ("ethash", "sha256"), ("blake256", "blake2b")]
+SWEEP_SCALES = [0.25, 0.5, 1, 2, 4]
+
+
+def kernel(name, spec):
+    file, fn, g, args, what = spec
+    lines = [f"  - name: {name}  # {what}", f"    file: ../examples/eval/{file}",
+             f"    kernel: {fn}", f"    block: [{BLOCK}]", "    any_block_size: true",
+             "    launch:", f"      grid: [{g}]", "      args:"]
+    return "\n".join(lines + [f"        - {a}" for a in args])
+
+
+def pairs(names):
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+
+
+HOWTO = """#   scripts/eval.sh bundle          # where kfuse is: the tuning bundles
+#   scripts/eval.sh gpu OUT main    # on the GPU machine (and: gpu OUT sweep)
+#   scripts/eval.sh report OUT      # where kfuse is: evaluation.md and charts
+# Generated by scripts/eval-configs.py; edit the sizes there.
+"""
+
+
+def main():
+    text = ["# The HFuse paper's evaluation rebuilt for kfuse: 9 kernels written for this\n"
+            "# project (examples/eval/), the 10 pairs of the deep-learning kernels, the 6\n"
+            "# pairs of the hash kernels and a three-kernel fusion, with inputs sized so\n"
+            "# that every kernel runs for a similar time.\n" + HOWTO + "kernels:"]
+    text += [kernel(n, SIZES[n](SCALE[n])) for n in DL + CRYPTO]
+    text.append("fusions:")
+    text += [f"  - {{name: {a}_{b}, kernels: [{a}, {b}]}}" for a, b in pairs(DL) + pairs(CRYPTO)]
+    text.append(f"  - {{name: {'_'.join(TRIO)}, kernels: [{', '.join(TRIO)}]}}")
+    with open(os.path.join(ROOT, "configs", "eval.yaml"), "w") as f:
+        f.write("\n".join(text) + "\n")
+
+    text = ["# The time-ratio sweep of the evaluation (the HFuse paper's Figure 7): four\n"
+            "# pairs of configs/eval.yaml with the second kernel's input at 1/4, 1/2, 1, 2\n"
+            "# and 4 times its size there.\n" + HOWTO + "kernels:"]
+    fusions, seen = [], set()
+    for a, b in SWEEP:
+        if a not in seen:
+            seen.add(a)
+            text.append(kernel(a, SIZES[a](SCALE[a])))
+        for s in SWEEP_SCALES:
+            tag = f"{b}_x{s:g}".replace(".", "")
+            if tag not in seen:
+                seen.add(tag)
+                text.append(kernel(tag, SIZES[b](SCALE[b] * s)))
+            fusions.append(f"  - {{name: {a}_{tag}, kernels: [{a}, {tag}]}}")
+    text.append("fusions:")
+    text += fusions
+    with open(os.path.join(ROOT, "configs", "eval-sweep.yaml"), "w") as f:
+        f.write("\n".join(text) + "\n")
+
+
+if __name__ == "__main__":
+    main()

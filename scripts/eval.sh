@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The evaluation of docs/benchmarks.md in three steps, because kfuse (which
+# needs LLVM) and the GPU live on different machines:
+#
+#   scripts/eval.sh bundle             # where kfuse is: writes build/eval/{main,sweep}
+#   scripts/eval.sh gpu OUT [main|sweep|all]
+#                                      # on the GPU machine, CUDA toolkit only: checks the
+#                                      # nine kernels against their CPU references, then
+#                                      # measures every variant and baseline into OUT/*.json
+#   scripts/eval.sh report OUT         # where kfuse is: verdicts, evaluation.md, charts
+#                                      # in OUT/report/{main,sweep}
+#
+# `gpu OUT main` and `gpu OUT sweep` each fit in ten minutes on an H100/H200.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+kfuse=${KFUSE:-$root/build/bin/kfuse}
+nvcc=${NVCC:-nvcc}
+step=${1:-}
+parts=(main sweep)
+
+config_of() { [ "$1" = main ] && echo "$root/configs/eval.yaml" || echo "$root/configs/eval-sweep.yaml"; }
+
+case "$step" in
+bundle)
+  for part in "${parts[@]}"; do
+    "$kfuse" tune "$(config_of "$part")" --bundle "$root/build/eval/$part"
+  done
+  ;;
+gpu)
+  out=${2:?usage: scripts/eval.sh gpu OUT [main|sweep|all]}
+  which=${3:-all}
+  mkdir -p "$out/logs"
+  out=$(cd "$out" && pwd)
+  [ "$which" = all ] && selected=("${parts[@]}") || selected=("$which")
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/logs/gpu.txt"
+  "$nvcc" --version | tail -2 | tee -a "$out/logs/gpu.txt"
+  "$nvcc" -std=c++17 -O3 -arch=native -I "$root/examples/eval" \
+    "$root/test/gpu/eval/check_kernels.cu" -o "$out/logs/check_kernels"
+  "$out/logs/check_kernels" | tee "$out/logs/check_kernels.txt"
+  for part in "${selected[@]}"; do
+    start=$(date +%s)
+    "$root/build/eval/$part/run.sh" --out "$out/$part.json" --jobs "$(nproc)" \
+      > "$out/logs/$part.txt" 2>&1 || { tail -30 "$out/logs/$part.txt"; exit 1; }
+    echo "$part: measured in $(( $(date +%s) - start )) s; log in $out/logs/$part.txt"
+    python3 - "$out/$part.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"{r['device']}, driver API {r['driver_api']}, runtime {r['runtime']}")
+print(f"{'fusion':28} {'native best':>12} {'best fused':>22} {'speedup':>8}")
+for f in r["fusions"]:
+    c = [x for x in f["candidates"] if x["valid"] and x["median_ms"] > 0]
+    nat = min((x for x in c if x["kind"] in ("sequential", "streams", "graph")), key=lambda x: x["median_ms"])
+    fus = min((x for x in c if x["kind"] in ("horizontal", "vertical")), key=lambda x: x["median_ms"])
+    bad = sum(1 for x in f["candidates"] if not x["valid"])
+    print(f"{f['fusion']:28} {nat['median_ms']:12.4f} {fus['name']:>13} {fus['median_ms']:8.4f} "
+          f"{nat['median_ms'] / fus['median_ms']:7.3f}x{'  (%d invalid)' % bad if bad else ''}")
+PY
+  done
+  ;;
+report)
+  out=${2:?usage: scripts/eval.sh report OUT}
+  for part in "${parts[@]}"; do
+    [ -f "$out/$part.json" ] || continue
+    "$kfuse" tune "$(config_of "$part")" --results "$out/$part.json" \
+      -o "$out/report/$part/eval.tuned.cu" --report "$out/report/$part"
+  done
+  ;;
+*)
+  sed -n '2,14p' "$0"
+  exit 2
+  ;;
+esac
