@@ -204,6 +204,13 @@ std::string renderRatioChartPng(const TuneResults &R, const std::vector<Evaluati
                          Top + static_cast<int>(Groups.size()) * RowHeight + 10);
   chart::Canvas Image(W, H);
   const Rgb Ink{20, 20, 20}, Grid{220, 220, 220}, Unity{200, 40, 40};
+  // Past the palette's ten colours, groups repeat them as hollow squares.
+  auto Mark = [&](int CX, int CY, size_t G) {
+    const size_t Colours = sizeof Palette / sizeof Palette[0];
+    Image.fill(CX - 4, CY - 4, 9, 9, Palette[G % Colours]);
+    if (G / Colours % 2)
+      Image.fill(CX - 2, CY - 2, 5, 5, Rgb{255, 255, 255});
+  };
   auto X = [&](double Log2) { return Left + static_cast<int>(PlotW * (Log2 - XLo) / (XHi - XLo)); };
   auto Y = [&](double S) { return Top + static_cast<int>(PlotH * (YHi - S) / (YHi - YLo)); };
   Image.text(10, 8, "speedup of the fastest fused variant over native best, against the time "
@@ -231,12 +238,11 @@ std::string renderRatioChartPng(const TuneResults &R, const std::vector<Evaluati
       continue;
     size_t G = static_cast<size_t>(std::find(Groups.begin(), Groups.end(), Row.Group) -
                                    Groups.begin());
-    Image.fill(X(std::log2(Row.Ratio)) - 4, Y(Row.speedup(Row.BestFused)) - 4, 9, 9,
-               Palette[G % (sizeof Palette / sizeof Palette[0])]);
+    Mark(X(std::log2(Row.Ratio)), Y(Row.speedup(Row.BestFused)), G);
   }
   for (size_t G = 0; G < Groups.size(); ++G) {
     int LY = Top + static_cast<int>(G) * RowHeight;
-    Image.fill(Left + PlotW + 30, LY + 3, 10, 10, Palette[G % (sizeof Palette / sizeof Palette[0])]);
+    Mark(Left + PlotW + 34, LY + 8, G);
     Image.text(Left + PlotW + 30 + 2 * CharWidth, LY + 2, Groups[G], Ink);
   }
   return Image.png();
