@@ -21,14 +21,6 @@ double EvaluationRow::tunedSpeedup() const {
 
 namespace {
 
-const CandidateResult *fastest(const FusionResult &R, bool (*Wanted)(const CandidateResult &)) {
-  const CandidateResult *Best = nullptr;
-  for (const CandidateResult &C : R.Candidates)
-    if (C.Valid && C.Median > 0 && Wanted(C) && (!Best || C.Median < Best->Median))
-      Best = &C;
-  return Best;
-}
-
 EvaluationRow row(const EvaluationCase &Case) {
   const FusionResult &R = *Case.Result;
   EvaluationRow Row;
@@ -56,9 +48,10 @@ EvaluationRow row(const EvaluationCase &Case) {
     else if (C.Kind == "horizontal" && !C.RegisterBound && C.Threads == Case.EvenSplit)
       Row.Even = &C;
   }
-  Row.NativeBest = fastest(R, [](const CandidateResult &C) { return C.native(); });
-  Row.BestFused =
-      fastest(R, [](const CandidateResult &C) { return !C.native() && !C.alone(); });
+  if (Case.Choice) {
+    Row.NativeBest = Case.Choice->NativeBest;
+    Row.BestFused = Case.Choice->Fastest;
+  }
   Row.Fuse = Case.Choice && Case.Choice->Fuse;
   Row.TunedMs = Row.Fuse ? Case.Choice->Fastest->Median
                          : (Row.NativeBest ? Row.NativeBest->Median : 0);

@@ -21,7 +21,7 @@ namespace kfuse {
 /// One fusion's measurements and what the caller knows of it.
 struct EvaluationCase {
   const FusionResult *Result = nullptr;
-  const Verdict *Choice = nullptr;
+  const Verdict *Choice = nullptr; ///< decide()'s: native best and the fastest variant.
   std::vector<std::string> Kernels; ///< The config's names, in order.
   std::vector<unsigned> EvenSplit; ///< kfuse fuse's partition without a config one.
   std::string Group; ///< Fusions of the same kernels at other input sizes share it.
