@@ -14,21 +14,13 @@
 #include "sha256d.cu"
 #include "upsample.cu"
 
+#include "../check_util.h"
 #include "reference.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <random>
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));           \
-      std::exit(2);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 namespace {
 
@@ -47,9 +39,7 @@ template <typename T> struct Device {
   ~Device() { cudaFree(ptr); }
   std::vector<T> get() const {
     CHECK(cudaDeviceSynchronize());
-    std::vector<T> h(n);
-    CHECK(cudaMemcpy(h.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
+    return download(ptr, n);
   }
 };
 

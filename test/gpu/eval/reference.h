@@ -1,5 +1,5 @@
 // CPU references for the kernels of examples/eval/, written independently of
-// them: plain loops for the deep-learning kernels, byte-oriented hash
+// them (only the algorithms' constants are the same, by definition): plain loops for the deep-learning kernels, byte-oriented hash
 // functions for the crypto kernels (checked against published known answers
 // by test/unit/EvalReferenceTest.cpp). Host-only C++17.
 #pragma once
@@ -190,7 +190,8 @@ inline Bytes sha256(const Bytes &msg) {
   return out;
 }
 
-inline Bytes blake256(const Bytes &msg) {
+/// The message permutations BLAKE-256 and BLAKE2b share (round r uses row r % 10).
+inline const uint8_t (&blakeSigma())[10][16] {
   static const uint8_t S[10][16] = {
       {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
       {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
@@ -202,6 +203,23 @@ inline Bytes blake256(const Bytes &msg) {
       {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
       {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
       {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0}};
+  return S;
+}
+
+/// One BLAKE round: G on the four columns, then on the four diagonals, of
+/// the 4x4 state; g(r, i, a, b, c, d) mixes state words a, b, c, d.
+template <typename G> void blakeRound(G g, int r) {
+  g(r, 0, 0, 4, 8, 12);
+  g(r, 1, 1, 5, 9, 13);
+  g(r, 2, 2, 6, 10, 14);
+  g(r, 3, 3, 7, 11, 15);
+  g(r, 4, 0, 5, 10, 15);
+  g(r, 5, 1, 6, 11, 12);
+  g(r, 6, 2, 7, 8, 13);
+  g(r, 7, 3, 4, 9, 14);
+}
+
+inline Bytes blake256(const Bytes &msg) {
   static const uint32_t C[16] = {0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344,
                                  0xA4093822, 0x299F31D0, 0x082EFA98, 0xEC4E6C89,
                                  0x452821E6, 0x38D01377, 0xBE5466CF, 0x34E90C6C,
@@ -227,7 +245,7 @@ inline Bytes blake256(const Bytes &msg) {
     v[14] ^= static_cast<uint32_t>(t >> 32);
     v[15] ^= static_cast<uint32_t>(t >> 32);
     auto g = [&](int r, int i, int a, int bb, int c, int d) {
-      const uint8_t *s = S[r % 10];
+      const uint8_t *s = blakeSigma()[r % 10];
       v[a] += v[bb] + (m[s[2 * i]] ^ C[s[2 * i + 1]]);
       v[d] = rotr32(v[d] ^ v[a], 16);
       v[c] += v[d];
@@ -237,16 +255,8 @@ inline Bytes blake256(const Bytes &msg) {
       v[c] += v[d];
       v[bb] = rotr32(v[bb] ^ v[c], 7);
     };
-    for (int r = 0; r < 14; ++r) {
-      g(r, 0, 0, 4, 8, 12);
-      g(r, 1, 1, 5, 9, 13);
-      g(r, 2, 2, 6, 10, 14);
-      g(r, 3, 3, 7, 11, 15);
-      g(r, 4, 0, 5, 10, 15);
-      g(r, 5, 1, 6, 11, 12);
-      g(r, 6, 2, 7, 8, 13);
-      g(r, 7, 3, 4, 9, 14);
-    }
+    for (int r = 0; r < 14; ++r)
+      blakeRound(g, r);
     for (int i = 0; i < 8; ++i)
       h[i] ^= v[i] ^ v[8 + i];
   }
@@ -262,17 +272,6 @@ inline Bytes blake2b(const Bytes &msg) {
                                  0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull,
                                  0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
                                  0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
-  static const uint8_t S[10][16] = {
-      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-      {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
-      {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
-      {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
-      {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
-      {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
-      {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
-      {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
-      {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
-      {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0}};
   uint64_t h[8];
   std::copy(IV, IV + 8, h);
   h[0] ^= 0x01010040ull;
@@ -298,7 +297,7 @@ inline Bytes blake2b(const Bytes &msg) {
     if (last)
       v[14] = ~v[14];
     auto g = [&](int r, int i, int a, int b, int c, int d) {
-      const uint8_t *s = S[r % 10];
+      const uint8_t *s = blakeSigma()[r % 10];
       v[a] = v[a] + v[b] + m[s[2 * i]];
       v[d] = rotr64(v[d] ^ v[a], 32);
       v[c] = v[c] + v[d];
@@ -308,16 +307,8 @@ inline Bytes blake2b(const Bytes &msg) {
       v[c] = v[c] + v[d];
       v[b] = rotr64(v[b] ^ v[c], 63);
     };
-    for (int r = 0; r < 12; ++r) {
-      g(r, 0, 0, 4, 8, 12);
-      g(r, 1, 1, 5, 9, 13);
-      g(r, 2, 2, 6, 10, 14);
-      g(r, 3, 3, 7, 11, 15);
-      g(r, 4, 0, 5, 10, 15);
-      g(r, 5, 1, 6, 11, 12);
-      g(r, 6, 2, 7, 8, 13);
-      g(r, 7, 3, 4, 9, 14);
-    }
+    for (int r = 0; r < 12; ++r)
+      blakeRound(g, r);
     for (int i = 0; i < 8; ++i)
       h[i] ^= v[i] ^ v[8 + i];
   }
