@@ -18,5 +18,8 @@ kfuse = os.path.join(config.kfuse_binary_dir, "bin", "kfuse")
 config.substitutions.append(("%kfuse", kfuse))
 # Every emitted file is compiled for Hopper in the test that emits it.
 config.substitutions.append(("%nvcc", config.nvcc + " -arch=sm_90 -c"))
+# CMake configures the CUDA projects whose compile commands kfuse reads.
+config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%cudacxx", config.nvcc))
 config.substitutions.append(("%examples", os.path.join(config.kfuse_source_dir, "examples")))
 config.substitutions.append(("%configs", os.path.join(config.kfuse_source_dir, "configs")))

@@ -214,10 +214,28 @@ private:
   }
 };
 
+/// One argument per line, quoted where a shell would need it.
+int printCommand(const SourceParser &Parser, const std::string &File, llvm::raw_ostream &Out) {
+  llvm::SmallString<256> Absolute(File);
+  llvm::sys::fs::make_absolute(Absolute);
+  std::vector<std::string> Args = Parser.commandLine(std::string(Absolute));
+  if (Args.empty())
+    return 1;
+  Out << "command for " << File << ":\n";
+  for (const std::string &A : Args) {
+    bool Plain = !A.empty() && llvm::all_of(A, [](char C) {
+      return llvm::isAlnum(C) || llvm::StringRef("-_=+./:,@%").contains(C);
+    });
+    Out << "  " << (Plain ? A : "'" + llvm::StringRef(A).str() + "'") << "\n";
+  }
+  return 0;
+}
+
 } // namespace
 
-int runList(const ParseSettings &Settings, const std::string &File, Reporter &Diags,
+int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out) {
+  const std::string &File = Request.File;
   if (!llvm::sys::fs::is_regular_file(File)) {
     Diags.report(diag::ID::FileNotFound) << File << "no such file";
     return 1;
@@ -226,6 +244,8 @@ int runList(const ParseSettings &Settings, const std::string &File, Reporter &Di
   if (!Options)
     return 1;
   SourceParser Parser(*Options, Diags);
+  if (Request.PrintCommand)
+    return printCommand(Parser, File, Out);
   ASTUnit *Unit = Parser.parse(File);
   if (!Unit)
     return 1;

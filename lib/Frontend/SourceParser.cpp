@@ -3,8 +3,10 @@
 #include "kfuse/Frontend/SourceParser.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Frontend/NvccCommand.h"
 
-#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Basic/Version.h"
+
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/Path.h"
@@ -39,6 +41,27 @@ loadDatabase(const ParserOptions &Options, std::string &Error) {
   return inferMissingCompileCommands(std::move(DB));
 }
 
+/// The one command ClangTool runs for a file, prepared by the parser.
+class PreparedCommand : public clang::tooling::CompilationDatabase {
+public:
+  explicit PreparedCommand(clang::tooling::CompileCommand Command)
+      : Command(std::move(Command)) {}
+  std::vector<clang::tooling::CompileCommand>
+  getCompileCommands(llvm::StringRef File) const override {
+    return {Command};
+  }
+
+private:
+  clang::tooling::CompileCommand Command;
+};
+
+std::string joined(const std::vector<std::string> &Items) {
+  std::string Text;
+  for (const std::string &I : Items)
+    Text += (Text.empty() ? "" : ", ") + I;
+  return Text;
+}
+
 } // namespace
 
 SourceParser::SourceParser(ParserOptions Options, Reporter &Diags)
@@ -46,10 +69,10 @@ SourceParser::SourceParser(ParserOptions Options, Reporter &Diags)
 
 SourceParser::~SourceParser() = default;
 
-std::vector<std::string> SourceParser::kfuseArguments() const {
+std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch) const {
   // -Qunused-arguments: database commands carry -c and -o, which a parse ignores.
-  std::vector<std::string> Args = {"-xcuda", "--cuda-device-only",
-                                   "--cuda-gpu-arch=" + Options.GpuArch, "-Qunused-arguments"};
+  std::vector<std::string> Args = {"-xcuda", "--cuda-device-only", "--cuda-gpu-arch=" + GpuArch,
+                                   "-Qunused-arguments"};
   if (!Options.ResourceDir.empty())
     Args.push_back("-resource-dir=" + Options.ResourceDir);
   for (std::string &A : Options.Cuda.clangArguments(ShimDir))
@@ -60,20 +83,55 @@ std::vector<std::string> SourceParser::kfuseArguments() const {
   return Args;
 }
 
-std::vector<std::string> SourceParser::commandLine(const std::string &File) const {
+std::optional<clang::tooling::CompileCommand>
+SourceParser::commandFor(const std::string &File) const {
   std::string Error;
   std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabase(Options, Error);
-  if (!DB)
-    return {};
+  if (!DB) {
+    Diags.report(diag::ID::CompileDatabase) << *Options.BuildDir << llvm::StringRef(Error).trim();
+    return std::nullopt;
+  }
   std::vector<clang::tooling::CompileCommand> Commands = DB->getCompileCommands(File);
-  if (Commands.empty())
-    return {};
-  std::vector<std::string> Args = Commands.front().CommandLine;
-  std::vector<std::string> Ours = kfuseArguments();
-  Args.insert(Args.begin() + 1, Ours.begin(), Ours.end());
+  if (Commands.empty()) {
+    Diags.report(diag::ID::CompileCommand) << File << "the database has none";
+    return std::nullopt;
+  }
+  clang::tooling::CompileCommand Command = std::move(Commands.front());
+  std::vector<std::string> &Args = Command.CommandLine;
+  if (isNvccCommand(Args)) {
+    TranslatedCommand Clang = translateNvccCommand(Args, Command.Directory);
+    if (!Clang.Error.empty()) {
+      Diags.report(diag::ID::CompileCommand) << File << Clang.Error;
+      return std::nullopt;
+    }
+    Args = std::move(Clang.Args);
+    for (std::string &A : Clang.GpuArchs)
+      Args.push_back("--cuda-gpu-arch=" + A); // Taken out again below, with Clang's own.
+  }
   if (Options.BuildDir)
     Args.insert(Args.end(), Options.ExtraArgs.begin(), Options.ExtraArgs.end());
-  return Args;
+  // One architecture, so the parse is one compilation: kfuse's option, else
+  // the newest the command builds for that Clang knows.
+  std::vector<std::string> Archs = takeClangGpuArchs(Args);
+  std::string Arch = DefaultGpuArch;
+  if (Options.GpuArch) {
+    Arch = *Options.GpuArch;
+  } else if (std::optional<std::string> Newest = newestParsableArch(Archs)) {
+    Arch = *Newest;
+  } else if (llvm::any_of(Archs, [](llvm::StringRef A) { return A.contains("_"); })) {
+    // Numbered architectures Clang does not know yet; "native" and "all"
+    // name none.
+    Diags.report(diag::ID::GpuArchUnknown)
+        << File << joined(Archs) << CLANG_VERSION_STRING << Arch;
+  }
+  std::vector<std::string> Ours = kfuseArguments(Arch);
+  Args.insert(Args.begin() + std::min<size_t>(1, Args.size()), Ours.begin(), Ours.end());
+  return Command;
+}
+
+std::vector<std::string> SourceParser::commandLine(const std::string &File) const {
+  std::optional<clang::tooling::CompileCommand> Command = commandFor(File);
+  return Command ? Command->CommandLine : std::vector<std::string>();
 }
 
 clang::ASTUnit *SourceParser::parse(const std::string &File) {
@@ -85,19 +143,14 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
   if (Found != Units.end())
     return Found->second.get();
 
-  std::string Error;
-  std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabase(Options, Error);
-  if (!DB) {
-    Diags.report(diag::ID::CompileDatabase) << *Options.BuildDir << llvm::StringRef(Error).trim();
+  std::optional<clang::tooling::CompileCommand> Command = commandFor(Key);
+  if (!Command) {
+    Units[Key] = nullptr;
     return nullptr;
   }
-  clang::tooling::ClangTool Tool(*DB, {Key});
+  PreparedCommand DB(std::move(*Command));
+  clang::tooling::ClangTool Tool(DB, {Key});
   Tool.mapVirtualFile(ShimHeader, "");
-  Tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-      kfuseArguments(), clang::tooling::ArgumentInsertPosition::BEGIN));
-  if (Options.BuildDir && !Options.ExtraArgs.empty())
-    Tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-        Options.ExtraArgs, clang::tooling::ArgumentInsertPosition::END));
   Tool.setDiagnosticConsumer(&Diags.consumer());
 
   std::vector<std::unique_ptr<clang::ASTUnit>> ASTs;

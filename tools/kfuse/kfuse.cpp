@@ -48,14 +48,19 @@ cl::opt<bool> RunHere("run", cl::desc("Run the harness on this machine's GPU, th
                       cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::Required, cl::sub(List),
                               cl::cat(Category));
+cl::opt<bool> PrintCommand("print-command",
+                           cl::desc("Print the Clang command line the file is parsed with "
+                                    "(nvcc's options translated) and stop"),
+                           cl::sub(List), cl::cat(Category));
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
                               cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List),
                               cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation to parse against"),
                               cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                               cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
-cl::opt<std::string> GpuArch("cuda-gpu-arch", cl::desc("GPU architecture the kernels are read for"),
-                             cl::init("sm_90"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
+cl::opt<std::string> GpuArch("cuda-gpu-arch", cl::desc("GPU architecture the kernels are read for "
+                                                      "(default: the compile command's, else sm_90)"),
+                             cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                              cl::cat(Category));
 cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource directory"),
                                  cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
@@ -87,7 +92,8 @@ int main(int argc, const char **argv) {
 
   kfuse::ParseSettings Settings;
   Settings.CudaPath = CudaPath;
-  Settings.GpuArch = GpuArch;
+  if (GpuArch.getNumOccurrences())
+    Settings.GpuArch = GpuArch;
   Settings.ResourceDir = ResourceDir;
   if (!BuildDir.empty())
     Settings.BuildDir = BuildDir;
@@ -118,7 +124,7 @@ int main(int argc, const char **argv) {
     return kfuse::runTune(Settings, Request, Diags, outs());
   }
   if (List)
-    return kfuse::runList(Settings, ListFile, Diags, outs());
+    return kfuse::runList(Settings, {ListFile, PrintCommand}, Diags, outs());
   cl::PrintHelpMessage();
   return 2;
 }

@@ -22,7 +22,7 @@ constexpr const char *Version = "0.1.0";
 /// How sources are parsed, shared by every command.
 struct ParseSettings {
   std::string CudaPath = "/usr/local/cuda";
-  std::string GpuArch = "sm_90";
+  std::optional<std::string> GpuArch; ///< Default: the compile command's, else sm_90.
   std::string ResourceDir;
   std::optional<std::string> BuildDir;
   std::vector<std::string> ExtraArgs;
@@ -55,8 +55,14 @@ struct TuneRequest {
 int runTune(const ParseSettings &Settings, const TuneRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
 
-/// Prints what the fuser needs to know of every kernel in \p File.
-int runList(const ParseSettings &Settings, const std::string &File, Reporter &Diags,
+struct ListRequest {
+  std::string File;
+  bool PrintCommand = false; ///< Print the Clang command line instead.
+};
+
+/// Prints what the fuser needs to know of every kernel in the file, or the
+/// command line kfuse parses it with.
+int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
 
 /// Prints the versions of kfuse, Clang and the CUDA toolkit found.

@@ -11,6 +11,7 @@
 #include "kfuse/Frontend/CudaInstallation.h"
 
 #include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/CompilationDatabase.h"
 
 #include <map>
 #include <memory>
@@ -22,9 +23,14 @@ namespace kfuse {
 
 class Reporter;
 
+/// The architecture kernels are read for when neither the command line nor
+/// the compile command names one Clang knows.
+constexpr const char *DefaultGpuArch = "sm_90";
+
 struct ParserOptions {
   CudaInstallation Cuda;
-  std::string GpuArch = "sm_90";
+  /// Given on kfuse's command line: wins over the compile command's.
+  std::optional<std::string> GpuArch;
   std::string ResourceDir;            ///< Clang's resource directory.
   std::optional<std::string> BuildDir; ///< Holds compile_commands.json.
   std::vector<std::string> ExtraArgs;  ///< Appended to every command.
@@ -40,11 +46,16 @@ public:
   /// to report, with the location that named it.
   clang::ASTUnit *parse(const std::string &File);
 
-  /// The command line Clang sees for \p File, for messages and tests.
+  /// The command line Clang sees for \p File (nvcc's options translated),
+  /// for `kfuse list --print-command` and tests; empty after reporting why
+  /// there is none.
   std::vector<std::string> commandLine(const std::string &File) const;
 
 private:
-  std::vector<std::string> kfuseArguments() const;
+  std::vector<std::string> kfuseArguments(const std::string &GpuArch) const;
+  /// The compile command of \p File as kfuse parses it, or nothing after
+  /// reporting why not.
+  std::optional<clang::tooling::CompileCommand> commandFor(const std::string &File) const;
 
   ParserOptions Options;
   Reporter &Diags;
