@@ -117,6 +117,8 @@ private:
       if (F->hasAttr<CUDAGlobalAttr>()) {
         if (KeepKernels)
           return;
+        if (Template)
+          dropExplicitInstantiations(*Template);
         return drop(D, "kernel '" + F->getQualifiedNameAsString() + "' left out");
       }
       if (!F->hasAttr<CUDADeviceAttr>())
@@ -158,6 +160,37 @@ private:
     if (AfterSemi.isValid())
       return CharSourceRange::getCharRange(Begin, AfterSemi);
     return CharSourceRange::getTokenRange(Begin, End);
+  }
+
+  /// `template __global__ void k<float>(float *);` names a kernel that is
+  /// left out, so it goes too. Clang keeps no declaration of its own for
+  /// it, only the name's location: the directive runs from the `template`
+  /// (or `extern`) before that to the semicolon after it.
+  void dropExplicitInstantiations(const FunctionTemplateDecl &Template) {
+    for (const FunctionDecl *S : Template.specializations()) {
+      TemplateSpecializationKind Kind = S->getTemplateSpecializationKind();
+      if (Kind != TSK_ExplicitInstantiationDefinition &&
+          Kind != TSK_ExplicitInstantiationDeclaration)
+        continue;
+      SourceLocation Name = SM.getExpansionLoc(S->getPointOfInstantiation());
+      if (Name.isInvalid() || !SM.isWrittenInMainFile(Name))
+        continue;
+      llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
+      unsigned Offset = SM.getFileOffset(Name);
+      size_t Begin = Text.substr(0, Offset).rfind("template");
+      size_t End = Text.find(';', Offset);
+      if (Begin == llvm::StringRef::npos || End == llvm::StringRef::npos)
+        continue;
+      llvm::StringRef Before = Text.substr(0, Begin).rtrim();
+      if (Before.ends_with("extern"))
+        Begin = Before.size() - 6;
+      SourceLocation Start = SM.getLocForStartOfFile(SM.getMainFileID());
+      CharSourceRange Whole = CharSourceRange::getCharRange(Start.getLocWithOffset(Begin),
+                                                            Start.getLocWithOffset(End + 1));
+      Dropped.push_back(Whole);
+      Rewriter.ReplaceText(Whole, "// kfuse: instantiation of kernel '" +
+                                      S->getQualifiedNameAsString() + "' left out.");
+    }
   }
 
   void drop(const Decl *D, const std::string &Why) {
