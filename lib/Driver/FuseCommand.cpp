@@ -9,12 +9,14 @@
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Config/Config.h"
 #include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Emission/Depfile.h"
 #include "kfuse/Emission/FusedFile.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Plan/PartitionPlan.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -38,36 +40,51 @@ public:
     std::vector<const FusionSpec *> Fusions = selectFusions(*C, Request.Fusion, Diags);
     if (Fusions.empty())
       return 1;
+    std::string OutputPath = outputPath(*C);
+    if (Request.Depfile && OutputPath == "-") {
+      Diags.report(ID::DepfileNeedsOutput);
+      return 1;
+    }
+    std::optional<TuneResults> Tuning;
+    if (Request.Tuning && !(Tuning = readTuneResults(*Request.Tuning, Diags)))
+      return 1;
     std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
     if (!Options)
       return 1;
     SourceParser Parser(*Options, Diags);
-    std::string OutputPath = outputPath(*C);
-    llvm::SmallString<256> OutputDir(OutputPath == "-" ? "." : OutputPath);
-    if (OutputPath != "-")
-      llvm::sys::path::remove_filename(OutputDir);
-    if (OutputDir.empty())
-      OutputDir = ".";
+    std::string OutputDir = directoryOf(OutputPath == "-" ? "" : OutputPath);
 
     FusedFile File;
     File.Generator = std::string("kfuse ") + Version;
     File.Config = Request.ConfigPath;
+    if (Request.Header)
+      File.LauncherHeader = relativePath(*Request.Header, OutputDir);
     FusionPipeline Pipeline(*C, Parser, Diags);
     Pipeline.load(Fusions);
-    for (size_t I = 0; I < Pipeline.size(); ++I)
-      if (std::optional<FusedKernel> K = Pipeline.fuse(I))
+    for (size_t I = 0; I < Pipeline.size(); ++I) {
+      std::optional<FusionLayout> Layout = layout(Pipeline.fusion(I), Tuning);
+      if (!Layout)
+        return 1;
+      if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
         File.Kernels.push_back(std::move(*K));
+    }
     if (Diags.errorCount() == 0)
-      File.Preambles = Pipeline.preambles(std::string(OutputDir));
+      File.Preambles = Pipeline.preambles(OutputDir);
+    std::string Header;
+    if (Diags.errorCount() == 0 && Request.Header)
+      Header = launcherHeader(File, *Request.Header);
     if (Diags.errorCount() != 0)
       return 1;
 
     std::string Text = printFusedFile(File);
     if (OutputPath == "-") {
       Out << Text;
-      return 0;
+      return Request.Header && !writeAtomically(*Request.Header, Header, Diags) ? 1 : 0;
     }
-    if (!writeAtomically(OutputPath, Text, Diags))
+    if ((Request.Header && !writeAtomically(*Request.Header, Header, Diags)) ||
+        !writeAtomically(OutputPath, Text, Diags))
+      return 1;
+    if (Request.Depfile && !writeAtomically(*Request.Depfile, depfile(Parser, OutputPath), Diags))
       return 1;
     for (const FusedKernel &K : File.Kernels)
       llvm::errs() << "kfuse: wrote fusion '" << K.Fusion << "' (" << K.Sections.size()
@@ -85,6 +102,58 @@ private:
     if (Request.Output)
       return *Request.Output;
     return llvm::sys::path::stem(C.Path).str() + ".fused.cu";
+  }
+
+  /// The config's layout, or with measurements the one they chose.
+  std::optional<FusionLayout> layout(const FusionSpec &F,
+                                     const std::optional<TuneResults> &Tuning) {
+    if (!Tuning)
+      return FusionLayout();
+    const FusionResult *R = findMeasurements(*Tuning, F.Name, *Request.Tuning, Diags);
+    if (!R)
+      return std::nullopt;
+    Verdict V = decide(*R);
+    if (V.Fuse)
+      return tunedLayout(V);
+    Diags.report(ID::TuningKeepsNative) << *Request.Tuning << F.Name << V.Reason;
+    return FusionLayout();
+  }
+
+  /// The header's text, or empty after reporting a parameter type it cannot
+  /// name.
+  std::string launcherHeader(const FusedFile &File, const std::string &Path) {
+    std::string Dir = directoryOf(Path);
+    std::vector<std::string> Includes;
+    std::vector<diag::Problem> Problems;
+    for (const FusedKernel &K : File.Kernels)
+      for (const FusedSection &S : K.Sections)
+        for (const FusedParam &P : S.Params) {
+          const PortableParam &Q = P.Portable;
+          if (!Q.LocalType.empty())
+            Diags.report({{ID::HeaderLocalType, Q.Line, Q.Column,
+                           {Q.OriginalName, S.KernelName, Q.LocalType, Q.LocalTypeFile}}},
+                         Q.File);
+          for (const std::string &H : Q.Headers) {
+            std::string Directive = H.front() == '<' ? H : "\"" + relativePath(H, Dir) + "\"";
+            if (!llvm::is_contained(Includes, Directive))
+              Includes.push_back(Directive);
+          }
+        }
+    std::string Guard = "KFUSE_" + llvm::StringRef(identifierFrom(llvm::sys::path::filename(Path)))
+                                       .upper();
+    return printLauncherHeader(File, Guard, Includes);
+  }
+
+  /// Make syntax: the output, named as on the command line (Make matches
+  /// targets by name), depends on the config, the measurements and every
+  /// file the parser read.
+  std::string depfile(const SourceParser &Parser, const std::string &OutputPath) {
+    std::vector<std::string> Inputs = {absolutePath(Request.ConfigPath)};
+    if (Request.Tuning)
+      Inputs.push_back(absolutePath(*Request.Tuning));
+    for (std::string &F : Parser.inputFiles())
+      Inputs.push_back(std::move(F));
+    return printDepfile(OutputPath, Inputs);
   }
 };
 

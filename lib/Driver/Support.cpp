@@ -10,6 +10,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <filesystem>
+
 namespace kfuse {
 
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
@@ -52,6 +54,56 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
   Options.BuildDir = Settings.BuildDir;
   Options.ExtraArgs = Settings.ExtraArgs;
   return Options;
+}
+
+std::optional<TuneResults> readTuneResults(const std::string &Path, Reporter &Diags) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buffer) {
+    Diags.report(diag::ID::TuneResults) << Path << Buffer.getError().message();
+    return std::nullopt;
+  }
+  std::string Error;
+  std::optional<TuneResults> Results = parseTuneResults((*Buffer)->getBuffer().str(), Error);
+  if (!Results)
+    Diags.report(diag::ID::TuneResults) << Path << Error;
+  return Results;
+}
+
+const FusionResult *findMeasurements(const TuneResults &Results, const std::string &Name,
+                                     const std::string &Path, Reporter &Diags) {
+  const FusionResult *R = Results.find(Name);
+  if (!R)
+    Diags.report(diag::ID::TuneResults) << Path << "no measurements of fusion '" + Name + "'";
+  return R;
+}
+
+FusionLayout tunedLayout(const Verdict &V) {
+  FusionLayout Layout;
+  Layout.Threads = V.Fastest->Threads;
+  Layout.Vertical = V.Fastest->Kind == "vertical";
+  if (V.Fastest->RegisterBound)
+    Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
+  return Layout;
+}
+
+std::string absolutePath(const std::string &Path) {
+  llvm::SmallString<256> Absolute(Path);
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
+
+std::string relativePath(const std::string &Path, const std::string &Dir) {
+  return std::filesystem::path(absolutePath(Path))
+      .lexically_relative(absolutePath(Dir))
+      .generic_string();
+}
+
+std::string directoryOf(const std::string &Path) {
+  llvm::SmallString<256> Dir(Path);
+  llvm::sys::path::remove_filename(Dir);
+  return Dir.empty() ? "." : std::string(Dir);
 }
 
 /// Writes through a temporary file in the same directory, so a reader never

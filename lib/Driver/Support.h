@@ -5,6 +5,9 @@
 #include "kfuse/Config/Config.h"
 #include "kfuse/Driver/Commands.h"
 #include "kfuse/Frontend/SourceParser.h"
+#include "kfuse/Tuning/Selection.h"
+
+#include "FusionPipeline.h"
 
 #include <optional>
 #include <string>
@@ -23,6 +26,27 @@ std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags);
 std::vector<const FusionSpec *> selectFusions(const Config &C,
                                               const std::optional<std::string> &Name,
                                               Reporter &Diags);
+
+/// The measurements kfuse tune's harness wrote to \p Path, or nothing after
+/// reporting why they cannot be read.
+std::optional<TuneResults> readTuneResults(const std::string &Path, Reporter &Diags);
+
+/// The measurements of fusion \p Name, or null after reporting that
+/// \p Results (read from \p Path) has none.
+const FusionResult *findMeasurements(const TuneResults &Results, const std::string &Name,
+                                     const std::string &Path, Reporter &Diags);
+
+/// The layout of the variant a verdict to fuse chose.
+FusionLayout tunedLayout(const Verdict &V);
+
+/// \p Path made absolute, without "." and ".." components.
+std::string absolutePath(const std::string &Path);
+
+/// \p Path as spelled from directory \p Dir (both made absolute first).
+std::string relativePath(const std::string &Path, const std::string &Dir);
+
+/// The directory \p Path lies in: "." for a bare file name.
+std::string directoryOf(const std::string &Path);
 
 /// Writes \p Text to \p Path through a temporary file in the same directory.
 bool writeAtomically(const std::string &Path, const std::string &Text, Reporter &Diags);

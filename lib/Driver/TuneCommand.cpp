@@ -332,18 +332,9 @@ private:
   /// variant wins, the fused file with that variant.
   int select(const Config &C, FusionPipeline &Pipeline, const std::string &ResultsPath,
              llvm::raw_ostream &Out) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-        llvm::MemoryBuffer::getFile(ResultsPath, /*IsText=*/true);
-    if (!Buffer) {
-      Diags.report(ID::TuneResults) << ResultsPath << Buffer.getError().message();
+    std::optional<TuneResults> Results = readTuneResults(ResultsPath, Diags);
+    if (!Results)
       return 1;
-    }
-    std::string Error;
-    std::optional<TuneResults> Results = parseTuneResults((*Buffer)->getBuffer().str(), Error);
-    if (!Results) {
-      Diags.report(ID::TuneResults) << ResultsPath << Error;
-      return 1;
-    }
     std::vector<Verdict> Verdicts;
     for (const FusionResult &F : Results->Fusions)
       Verdicts.push_back(decide(F));
@@ -354,24 +345,16 @@ private:
     std::string Output = Request.Output.value_or(llvm::sys::path::stem(C.Path).str() +
                                                  ".fused.cu");
     for (size_t I = 0; I < Pipeline.size(); ++I) {
-      const FusionResult *R = Results->find(Pipeline.fusion(I).Name);
-      if (!R) {
-        Diags.report(ID::TuneResults) << ResultsPath
-                                      << "no measurements of fusion '" +
-                                             Pipeline.fusion(I).Name + "'";
+      const FusionResult *R =
+          findMeasurements(*Results, Pipeline.fusion(I).Name, ResultsPath, Diags);
+      if (!R)
         return 1;
-      }
       const Verdict &V = Verdicts[static_cast<size_t>(R - Results->Fusions.data())];
       Out << "kfuse: " << R->Fusion << ": " << (V.Fuse ? "fuse" : "keep the original launches")
           << " (" << V.Reason << ")\n";
       if (!V.Fuse)
         continue;
-      FusionLayout Layout;
-      Layout.Threads = V.Fastest->Threads;
-      Layout.Vertical = V.Fastest->Kind == "vertical";
-      if (V.Fastest->RegisterBound)
-        Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
-      std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
+      std::optional<FusedKernel> K = Pipeline.fuse(I, tunedLayout(V));
       if (!K)
         return 1;
       File.Kernels.push_back(std::move(*K));

@@ -11,6 +11,8 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/Path.h"
 
+#include <set>
+
 namespace kfuse {
 
 namespace {
@@ -127,6 +129,22 @@ SourceParser::commandFor(const std::string &File) const {
   std::vector<std::string> Ours = kfuseArguments(Arch);
   Args.insert(Args.begin() + std::min<size_t>(1, Args.size()), Ours.begin(), Ours.end());
   return Command;
+}
+
+std::vector<std::string> SourceParser::inputFiles() const {
+  std::set<std::string> Files;
+  for (const auto &[Key, Unit] : Units) {
+    if (!Unit)
+      continue;
+    const clang::SourceManager &SM = Unit->getSourceManager();
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+      llvm::StringRef Real = Unit->getFileManager().getCanonicalName(It->first);
+      // The shim header exists only in the parser's virtual file system.
+      if (!Real.empty() && !Real.starts_with("/kfuse-virtual/"))
+        Files.insert(Real.str());
+    }
+  }
+  return {Files.begin(), Files.end()};
 }
 
 std::vector<std::string> SourceParser::commandLine(const std::string &File) const {

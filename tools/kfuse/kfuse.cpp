@@ -1,9 +1,10 @@
 //===- kfuse.cpp - the kfuse command line ---------------------------------===//
 //
-//   kfuse fuse CONFIG.yaml [-o OUT.cu] [--fusion NAME] [-p BUILD_DIR] [-- ARGS]
+//   kfuse fuse CONFIG.yaml [-o OUT.cu] [--fusion NAME] [--header OUT.h] [--depfile OUT.d]
+//              [--tuning RESULTS.json] [-p BUILD_DIR] [-- ARGS]
 //   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
-//   kfuse list FILE.cu [-p BUILD_DIR] [-- ARGS]
+//   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
 //   kfuse --version
 //
 // Parses options and hands them to the library; all work happens there.
@@ -36,6 +37,15 @@ cl::opt<std::string> Output("o", cl::desc("Output file ('-' for stdout; default:
 cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusion with this name"),
                                 cl::value_desc("name"), cl::sub(Fuse), cl::sub(Tune),
                                 cl::cat(Category));
+cl::opt<std::string> Header("header", cl::desc("Also write a header declaring the launchers, for "
+                                               "callers in other source files"),
+                            cl::value_desc("file.h"), cl::sub(Fuse), cl::cat(Category));
+cl::opt<std::string> Depfile("depfile", cl::desc("Also write the files the output was made from, "
+                                                 "in Make syntax"),
+                             cl::value_desc("file.d"), cl::sub(Fuse), cl::cat(Category));
+cl::opt<std::string> Tuning("tuning", cl::desc("Lay each fusion out as kfuse tune's measurements "
+                                               "chose"),
+                            cl::value_desc("results.json"), cl::sub(Fuse), cl::cat(Category));
 cl::opt<std::string> Bundle("bundle", cl::desc("Directory for the tuning harness (default: "
                                                "<config>.tune)"),
                             cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
@@ -107,6 +117,12 @@ int main(int argc, const char **argv) {
       Request.Output = Output;
     if (FusionName.getNumOccurrences())
       Request.Fusion = FusionName;
+    if (Header.getNumOccurrences())
+      Request.Header = Header;
+    if (Depfile.getNumOccurrences())
+      Request.Depfile = Depfile;
+    if (Tuning.getNumOccurrences())
+      Request.Tuning = Tuning;
     return kfuse::runFuse(Settings, Request, Diags, outs());
   }
   if (Tune) {

@@ -32,6 +32,12 @@ struct FuseRequest {
   std::string ConfigPath;
   std::optional<std::string> Output; ///< "-" for stdout.
   std::optional<std::string> Fusion;
+  /// Declares the launchers, which then become external functions.
+  std::optional<std::string> Header;
+  /// A Make-syntax list of everything the output was made from.
+  std::optional<std::string> Depfile;
+  /// kfuse tune's measurements: each fusion takes the variant they chose.
+  std::optional<std::string> Tuning;
 };
 
 /// Writes the fused source of the requested fusions; nothing is written when

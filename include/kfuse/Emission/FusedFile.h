@@ -15,9 +15,26 @@
 
 namespace kfuse {
 
+/// A launcher parameter as a header of its own can declare it, where
+/// macros, typedefs and template parameters of the kernel's file are not
+/// in scope.
+struct PortableParam {
+  std::string Declaration; ///< Canonical, fully qualified type and the name.
+  /// Headers that declare the types it names: "<cuda_fp16.h>", or an
+  /// absolute path for a project header.
+  std::vector<std::string> Headers;
+  /// A type it names that no header declares (the kernel's .cu file does)
+  /// and where: a header cannot declare the launcher then.
+  std::string LocalType, LocalTypeFile;
+  /// The parameter's name and position in the kernel, for that message.
+  std::string OriginalName, File;
+  unsigned Line = 0, Column = 0;
+};
+
 struct FusedParam {
   std::string Declaration; ///< "const float *scale_in", as the user spelled the type.
   std::string Name;        ///< "scale_in"
+  PortableParam Portable;
 };
 
 /// How the body's barriers wait.
@@ -88,6 +105,10 @@ struct Preamble {
 struct FusedFile {
   std::string Generator; ///< "kfuse 0.1.0"
   std::string Config;    ///< The config, as named on the command line.
+  /// The header declaring the launchers, as the comments name it; empty
+  /// for none. With one, launchers are external functions whose default
+  /// stream argument lives in the header; without, they are inline.
+  std::string LauncherHeader;
   std::vector<Preamble> Preambles;
   std::vector<FusedKernel> Kernels;
 };
@@ -95,6 +116,12 @@ struct FusedFile {
 /// The emitted source. Generated code is formatted; the preambles are kept
 /// as the user wrote them.
 std::string printFusedFile(const FusedFile &File);
+
+/// The header declaring \p File's launchers, for callers in other
+/// translation units. \p Includes are the directives for the headers that
+/// declare the parameters' types, as they should be spelled from it.
+std::string printLauncherHeader(const FusedFile &File, const std::string &Guard,
+                                const std::vector<std::string> &Includes);
 
 } // namespace kfuse
 

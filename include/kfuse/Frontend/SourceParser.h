@@ -46,6 +46,10 @@ public:
   /// to report, with the location that named it.
   clang::ASTUnit *parse(const std::string &File);
 
+  /// Every file the parsed units read (sources and the headers they
+  /// include), absolute and sorted, for a build system's dependencies.
+  std::vector<std::string> inputFiles() const;
+
   /// The command line Clang sees for \p File (nvcc's options translated),
   /// for `kfuse list --print-command` and tests; empty after reporting why
   /// there is none.
