@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools libyaml-cpp-dev
-          libgtest-dev cmake g++ python3)
+          libgtest-dev cmake g++ python3 make ninja-build)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

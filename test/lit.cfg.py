@@ -6,7 +6,7 @@ import lit.formats
 config.name = "kfuse"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".test", ".cu", ".yaml"]
-config.excludes = ["Inputs", "unit", "gpu", "lit.cfg.py", "CMakeLists.txt"]
+config.excludes = ["Inputs", "unit", "gpu", "package", "lit.cfg.py", "CMakeLists.txt"]
 config.test_source_root = os.path.join(config.kfuse_source_dir, "test")
 config.test_exec_root = os.path.join(config.kfuse_binary_dir, "test")
 

@@ -7,6 +7,8 @@
 #ifndef KFUSE_DRIVER_COMMANDS_H
 #define KFUSE_DRIVER_COMMANDS_H
 
+#include "kfuse/Version.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -17,7 +19,7 @@ namespace kfuse {
 
 class Reporter;
 
-constexpr const char *Version = "0.1.0";
+constexpr const char *Version = KFUSE_VERSION;
 
 /// How sources are parsed, shared by every command.
 struct ParseSettings {

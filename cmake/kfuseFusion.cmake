@@ -1,0 +1,74 @@
+# kfuse_add_fusion(TARGET <target> CONFIG <config.yaml> [FUSION <name>]
+#                  [TUNING <results.json>] [OUTPUT_NAME <name>])
+#
+# Adds a build step that runs `kfuse fuse` on CONFIG (only fusion FUSION when
+# given; with TUNING, laid out as kfuse tune's measurements chose) and adds
+# the fused source to TARGET. The step writes, under
+# ${CMAKE_CURRENT_BINARY_DIR}/kfuse/<target>/:
+#   <name>.fused.cu  the fused kernels and their launchers (compiled into TARGET)
+#   <name>.fused.h   the launchers' declarations; that directory is on
+#                    TARGET's include path, so `#include "<name>.fused.h"`
+#   <name>.fused.d   what the step read (the config, the measurements, the
+#                    kernels' sources and every header they include)
+# <name> is OUTPUT_NAME, else FUSION, else the config's name. The step runs
+# again when any of those files or kfuse itself changes, and not otherwise.
+#
+# kfuse parses the kernels with TARGET's own compile commands: the function
+# turns on EXPORT_COMPILE_COMMANDS for TARGET and passes the build
+# directory's compile_commands.json (Makefile and Ninja generators). Files
+# the database does not list borrow a neighbour's command.
+function(kfuse_add_fusion)
+  cmake_parse_arguments(PARSE_ARGV 0 KFUSE "" "TARGET;CONFIG;FUSION;TUNING;OUTPUT_NAME" "")
+  if(KFUSE_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kfuse_add_fusion: unknown arguments: ${KFUSE_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT KFUSE_TARGET OR NOT TARGET "${KFUSE_TARGET}")
+    message(FATAL_ERROR "kfuse_add_fusion: TARGET must name an existing target, not '${KFUSE_TARGET}'")
+  endif()
+  if(NOT KFUSE_CONFIG)
+    message(FATAL_ERROR "kfuse_add_fusion: CONFIG is required")
+  endif()
+  if(NOT TARGET kfuse::kfuse)
+    message(FATAL_ERROR "kfuse_add_fusion: kfuse::kfuse is not defined; find_package(kfuse) first")
+  endif()
+
+  get_filename_component(config "${KFUSE_CONFIG}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(KFUSE_OUTPUT_NAME)
+    set(name "${KFUSE_OUTPUT_NAME}")
+  elseif(KFUSE_FUSION)
+    set(name "${KFUSE_FUSION}")
+  else()
+    get_filename_component(name "${config}" NAME_WE)
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/kfuse/${KFUSE_TARGET}")
+  set(source "${dir}/${name}.fused.cu")
+  set(header "${dir}/${name}.fused.h")
+  set(depfile "${dir}/${name}.fused.d")
+
+  set(args fuse "${config}" -o "${source}" --header "${header}" --depfile "${depfile}"
+           -p "${CMAKE_BINARY_DIR}")
+  set(depends "${config}" "$<TARGET_FILE:kfuse::kfuse>")
+  if(KFUSE_FUSION)
+    list(APPEND args --fusion "${KFUSE_FUSION}")
+  endif()
+  if(KFUSE_TUNING)
+    get_filename_component(tuning "${KFUSE_TUNING}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND args --tuning "${tuning}")
+    list(APPEND depends "${tuning}")
+  endif()
+  if(CMAKE_CUDA_COMPILER_TOOLKIT_ROOT)
+    list(APPEND args "--cuda-path=${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}")
+  endif()
+
+  file(MAKE_DIRECTORY "${dir}")
+  add_custom_command(
+    OUTPUT "${source}" "${header}"
+    COMMAND kfuse::kfuse ${args}
+    DEPENDS ${depends}
+    DEPFILE "${depfile}"
+    COMMENT "kfuse: fusing kernels of ${KFUSE_CONFIG} for ${KFUSE_TARGET}"
+    VERBATIM)
+  set_property(TARGET "${KFUSE_TARGET}" PROPERTY EXPORT_COMPILE_COMMANDS ON)
+  target_sources("${KFUSE_TARGET}" PRIVATE "${source}" "${header}")
+  target_include_directories("${KFUSE_TARGET}" PRIVATE "${dir}")
+endfunction()

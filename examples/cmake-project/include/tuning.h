@@ -1,0 +1,8 @@
+// Constants the kernels share with the host code.
+#pragma once
+
+#ifndef STATS_BINS
+#error "the build defines STATS_BINS"
+#endif
+#define STATS_RANGE 4.0f     // values in [-STATS_RANGE, STATS_RANGE) are counted
+#define HISTOGRAM_BLOCK 256  // value_histogram's block size

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Installs kfuse from BUILD_DIR into a temporary prefix, builds
+# examples/cmake-project from that package with GENERATOR ("Unix Makefiles"
+# or Ninja), or with examples/make-recipe's Makefile (make), and checks that
+# the fusion step runs again exactly when one of its inputs changes. With
+# "library", builds a tool against the installed libraries instead.
+#   test/package/run.sh BUILD_DIR "Unix Makefiles"|Ninja|make|library
+set -euo pipefail
+build=$(cd "$1" && pwd)
+generator=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+nvcc=${KFUSE_NVCC:-/usr/local/cuda/bin/nvcc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+"$work/prefix/bin/kfuse" --version | grep -q "^kfuse " || fail "the installed kfuse does not run"
+
+if [ "$generator" = library ]; then
+  cmake -S "$here/library-consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    > "$work/configure.log"
+  cmake --build "$work/consumer" > "$work/build.log"
+  "$work/consumer/consumer" | tee "$work/versions.txt"
+  grep -q "^kfuse $(sed -n 's/^project(kfuse VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")$" \
+    "$work/versions.txt" || fail "the library reports another version"
+  echo "PASS: a tool links kfuse's installed libraries"
+  exit 0
+fi
+
+# A copy, so that touching its files leaves the checkout alone.
+cp -r "$root/examples/cmake-project" "$work/src"
+if [ "$generator" = make ]; then
+  cp -r "$root/examples/make-recipe" "$work/make"
+  build_cmd=(make -C "$work/make" SRC="$work/src" BUILD="$work/build" KFUSE="$work/prefix/bin/kfuse"
+             NVCC="$nvcc")
+  fused=$work/build/blend_stats.fused.cu
+  outputs=$work/build
+else
+  cmake -G "$generator" -S "$work/src" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    -DCMAKE_CUDA_COMPILER="$nvcc" > "$work/configure.log"
+  build_cmd=(cmake --build "$work/build")
+  fused=$work/build/kfuse/blend_stats/blend_stats.fused.cu
+  outputs=$work/build/kfuse/blend_stats
+fi
+
+# Builds and says whether the fusion step ran; its output must then be newer.
+build_runs_kfuse() {
+  sleep 1 # File times must tell this build's outputs from the last.
+  touch "$work/before"
+  "${build_cmd[@]}" > "$work/build.log" 2>&1 || { cat "$work/build.log"; fail "build failed"; }
+  if grep -q "kfuse: wrote fusion" "$work/build.log"; then
+    [ "$fused" -nt "$work/before" ] || fail "kfuse ran but $fused is older than the build"
+    return 0
+  fi
+  [ "$fused" -nt "$work/before" ] && fail "$fused changed although kfuse did not run"
+  return 1
+}
+expect() { # expect run|skip WHAT
+  if build_runs_kfuse; then ran=run; else ran=skip; fi
+  [ "$ran" = "$1" ] || fail "after $2, the fusion step should $1 but did $ran"
+  echo "ok: after $2, the fusion step did $ran"
+}
+
+expect run "the first build"
+for f in blend_stats.fused.cu blend_stats.fused.h blend_stats.fused.d; do
+  [ -s "$outputs/$f" ] || fail "no $f"
+done
+[ -x "$work/build/blend_stats" ] || fail "no blend_stats executable"
+grep -q "blend_stats_launch" "$outputs/blend_stats.fused.h" || fail "no launcher declared"
+expect skip "a build with nothing changed"
+touch "$work/src/main.cu";              expect skip "touching main.cu, which the fusion does not read"
+touch "$work/src/kernels.cu";           expect run  "touching the kernels' source"
+touch "$work/src/include/tuning.h";     expect run  "touching a header the kernels include"
+touch "$work/src/blend_stats.yaml";     expect run  "touching the config"
+expect skip "a build with nothing changed"
+echo "PASS: examples/cmake-project builds with the installed kfuse ($generator)"
