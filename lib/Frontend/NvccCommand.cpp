@@ -354,6 +354,10 @@ size_t compilerIndex(const std::vector<std::string> &Args) {
 
 } // namespace
 
+void dropCompilerLauncher(std::vector<std::string> &Args) {
+  Args.erase(Args.begin(), Args.begin() + compilerIndex(Args));
+}
+
 bool isNvccCommand(const std::vector<std::string> &Args) {
   if (Args.empty())
     return false;

@@ -100,6 +100,7 @@ SourceParser::commandFor(const std::string &File) const {
   }
   clang::tooling::CompileCommand Command = std::move(Commands.front());
   std::vector<std::string> &Args = Command.CommandLine;
+  dropCompilerLauncher(Args);
   if (isNvccCommand(Args)) {
     TranslatedCommand Clang = translateNvccCommand(Args, Command.Directory);
     if (!Clang.Error.empty()) {
@@ -140,7 +141,7 @@ std::vector<std::string> SourceParser::inputFiles() const {
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
       llvm::StringRef Real = Unit->getFileManager().getCanonicalName(It->first);
       // The shim header exists only in the parser's virtual file system.
-      if (!Real.empty() && !Real.starts_with("/kfuse-virtual/"))
+      if (!Real.empty() && !Real.starts_with(ShimDir))
         Files.insert(Real.str());
     }
   }

@@ -31,6 +31,9 @@ struct TranslatedCommand {
   std::string Error;                ///< Non-empty when the command cannot be read.
 };
 
+/// Removes a compiler launcher (ccache, sccache) from the front of \p Args.
+void dropCompilerLauncher(std::vector<std::string> &Args);
+
 /// Whether \p Args (argv, a compiler launcher such as ccache allowed in
 /// front) runs nvcc.
 bool isNvccCommand(const std::vector<std::string> &Args);
