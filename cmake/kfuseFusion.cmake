@@ -17,6 +17,11 @@
 # turns on EXPORT_COMPILE_COMMANDS for TARGET and passes the build
 # directory's compile_commands.json (Makefile and Ninja generators). Files
 # the database does not list borrow a neighbour's command.
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "kfuse_add_fusion needs CMake 3.20 or later (DEPFILE with Makefiles, "
+                      "EXPORT_COMPILE_COMMANDS on a target); this is ${CMAKE_VERSION}")
+endif()
+
 function(kfuse_add_fusion)
   cmake_parse_arguments(PARSE_ARGV 0 KFUSE "" "TARGET;CONFIG;FUSION;TUNING;OUTPUT_NAME" "")
   if(KFUSE_UNPARSED_ARGUMENTS)
