@@ -76,6 +76,11 @@ cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource direct
                                  cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                                  cl::cat(Category));
 
+/// The option's value when the command line gives it.
+std::optional<std::string> Given(const cl::opt<std::string> &O) {
+  return O.getNumOccurrences() ? std::optional<std::string>(O) : std::nullopt;
+}
+
 void printVersion(raw_ostream &OS) {
   kfuse::ParseSettings Settings;
   Settings.CudaPath = CudaPath;
@@ -102,8 +107,7 @@ int main(int argc, const char **argv) {
 
   kfuse::ParseSettings Settings;
   Settings.CudaPath = CudaPath;
-  if (GpuArch.getNumOccurrences())
-    Settings.GpuArch = GpuArch;
+  Settings.GpuArch = Given(GpuArch);
   Settings.ResourceDir = ResourceDir;
   if (!BuildDir.empty())
     Settings.BuildDir = BuildDir;
@@ -113,24 +117,16 @@ int main(int argc, const char **argv) {
   if (Fuse) {
     kfuse::FuseRequest Request;
     Request.ConfigPath = ConfigPath;
-    if (Output.getNumOccurrences())
-      Request.Output = Output;
-    if (FusionName.getNumOccurrences())
-      Request.Fusion = FusionName;
-    if (Header.getNumOccurrences())
-      Request.Header = Header;
-    if (Depfile.getNumOccurrences())
-      Request.Depfile = Depfile;
-    if (Tuning.getNumOccurrences())
-      Request.Tuning = Tuning;
+    Request.Output = Given(Output);
+    Request.Fusion = Given(FusionName);
+    Request.Header = Given(Header);
+    Request.Depfile = Given(Depfile);
+    Request.Tuning = Given(Tuning);
     return kfuse::runFuse(Settings, Request, Diags, outs());
   }
   if (Tune) {
     kfuse::TuneRequest Request;
     Request.ConfigPath = ConfigPath;
-    auto Given = [](const cl::opt<std::string> &O) -> std::optional<std::string> {
-      return O.getNumOccurrences() ? std::optional<std::string>(O) : std::nullopt;
-    };
     Request.Fusion = Given(FusionName);
     Request.Bundle = Given(Bundle);
     Request.Results = Given(Results);
