@@ -87,13 +87,17 @@ std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch
 
 std::optional<clang::tooling::CompileCommand>
 SourceParser::commandFor(const std::string &File) const {
-  std::string Error;
-  std::unique_ptr<clang::tooling::CompilationDatabase> DB = loadDatabase(Options, Error);
-  if (!DB) {
-    Diags.report(diag::ID::CompileDatabase) << *Options.BuildDir << llvm::StringRef(Error).trim();
-    return std::nullopt;
+  if (!Database) {
+    // Loaded once: every file of a config reads the same database.
+    std::string Error;
+    Database = loadDatabase(Options, Error);
+    if (!Database) {
+      Diags.report(diag::ID::CompileDatabase)
+          << *Options.BuildDir << llvm::StringRef(Error).trim();
+      return std::nullopt;
+    }
   }
-  std::vector<clang::tooling::CompileCommand> Commands = DB->getCompileCommands(File);
+  std::vector<clang::tooling::CompileCommand> Commands = Database->getCompileCommands(File);
   if (Commands.empty()) {
     Diags.report(diag::ID::CompileCommand) << File << "the database has none";
     return std::nullopt;
@@ -101,6 +105,7 @@ SourceParser::commandFor(const std::string &File) const {
   clang::tooling::CompileCommand Command = std::move(Commands.front());
   std::vector<std::string> &Args = Command.CommandLine;
   dropCompilerLauncher(Args);
+  std::vector<std::string> Archs;
   if (isNvccCommand(Args)) {
     TranslatedCommand Clang = translateNvccCommand(Args, Command.Directory);
     if (!Clang.Error.empty()) {
@@ -108,14 +113,14 @@ SourceParser::commandFor(const std::string &File) const {
       return std::nullopt;
     }
     Args = std::move(Clang.Args);
-    for (std::string &A : Clang.GpuArchs)
-      Args.push_back("--cuda-gpu-arch=" + A); // Taken out again below, with Clang's own.
+    Archs = std::move(Clang.GpuArchs);
   }
   if (Options.BuildDir)
     Args.insert(Args.end(), Options.ExtraArgs.begin(), Options.ExtraArgs.end());
   // One architecture, so the parse is one compilation: kfuse's option, else
   // the newest the command builds for that Clang knows.
-  std::vector<std::string> Archs = takeClangGpuArchs(Args);
+  for (std::string &A : takeClangGpuArchs(Args))
+    Archs.push_back(std::move(A));
   std::string Arch = DefaultGpuArch;
   if (Options.GpuArch) {
     Arch = *Options.GpuArch;

@@ -64,6 +64,8 @@ private:
   ParserOptions Options;
   Reporter &Diags;
   std::map<std::string, std::unique_ptr<clang::ASTUnit>> Units;
+  /// The compilation database, once loaded.
+  mutable std::unique_ptr<clang::tooling::CompilationDatabase> Database;
 };
 
 } // namespace kfuse
