@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools libyaml-cpp-dev
+# libomp-19-dev: Clang's own omp.h, for kernels in files that include it.
+packages=(clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools libomp-19-dev libyaml-cpp-dev
           libgtest-dev cmake g++ python3 make ninja-build)
 missing=()
 for p in "${packages[@]}"; do

@@ -16,8 +16,12 @@ config.environment["HOME"] = os.environ.get("HOME", "/tmp")
 
 kfuse = os.path.join(config.kfuse_binary_dir, "bin", "kfuse")
 config.substitutions.append(("%kfuse", kfuse))
-# Every emitted file is compiled for Hopper in the test that emits it.
-config.substitutions.append(("%nvcc", config.nvcc + " -arch=sm_90 -c"))
+# Every emitted file is compiled for Hopper in the test that emits it, and
+# linked beside the objects of the original sources (position-independent,
+# into a shared library, so no main is needed) to catch symbols defined
+# twice or never; %nvcc-link comes first so %nvcc does not match inside it.
+config.substitutions.append(("%nvcc-link", config.nvcc + " -arch=sm_90 -shared -Xlinker -z,defs -o"))
+config.substitutions.append(("%nvcc", config.nvcc + " -arch=sm_90 -Xcompiler -fPIC -c"))
 # CMake configures the CUDA projects whose compile commands kfuse reads.
 config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%cudacxx", config.nvcc))

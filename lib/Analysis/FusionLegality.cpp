@@ -15,6 +15,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/Version.h"
 
 #include <algorithm>
 #include <map>
@@ -56,8 +57,20 @@ private:
       report(CallStack.front()->getBeginLoc(), ID::NoteInlinedFrom) << M.Model.Name;
   }
 
+  void reportRejected(const clang::FunctionDecl &F, const Rejection &Why) {
+    report(Why.Loc, ID::ClangRejects) << M.Model.Name << F.getQualifiedNameAsString()
+                                      << CLANG_VERSION_STRING << (&F != M.Model.Decl)
+                                      << Why.Message;
+  }
+
   void checkBody(const KernelModel &Model) {
     unsigned Before = Diags.errorCount();
+    if (Model.Rejected) {
+      // Nothing else about a body Clang could not read is reliable.
+      reportRejected(*Model.Decl, *Model.Rejected);
+      noteInlinedFrom();
+      return;
+    }
     Stack.push_back(Model.Decl);
     if (!Model.SkippedBranches.empty())
       report(Model.SkippedBranches.front().getBegin(), ID::ConditionalInKernel) << Model.Name;
@@ -126,7 +139,10 @@ private:
     for (const CallSite &C : Model.Calls) {
       std::string Callee = C.Callee ? C.Callee->getQualifiedNameAsString() : "a function pointer";
       clang::SourceLocation Loc = C.Call->getBeginLoc();
-      if (C.Effect.CooperativeGroups) {
+      if (C.Effect.Rejected) {
+        reportRejected(*C.Effect.RejectedFunction, *C.Effect.Rejected);
+        report(Loc, ID::NoteCalledFrom) << Callee;
+      } else if (C.Effect.CooperativeGroups) {
         report(Loc, ID::KernelThisThreadBlock) << Callee;
         noteInlinedFrom();
       } else if (C.Effect.touchesBlock()) {

@@ -142,6 +142,8 @@ GroupCall groupCall(const CallExpr &Call) {
 /// Summarises what called functions do, following calls through their bodies.
 class EffectFinder {
 public:
+  explicit EffectFinder(const RejectedCode &Rejected) : Rejected(Rejected) {}
+
   CalleeEffect effectOf(const FunctionDecl *F) {
     auto It = Memo.find(F);
     if (It != Memo.end())
@@ -153,6 +155,7 @@ public:
   }
 
 private:
+  const RejectedCode &Rejected;
   std::map<const FunctionDecl *, CalleeEffect> Memo;
 
   CalleeEffect compute(const FunctionDecl *F);
@@ -211,6 +214,10 @@ private:
     Effect.UsesShared |= E.UsesShared;
     Effect.Unknown |= E.Unknown;
     Effect.CooperativeGroups |= E.CooperativeGroups;
+    if (!Effect.Rejected) {
+      Effect.Rejected = E.Rejected;
+      Effect.RejectedFunction = E.RejectedFunction;
+    }
   }
 };
 
@@ -229,6 +236,8 @@ CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
     E.Unknown = !E.InSystemHeader;
     return E;
   }
+  if ((E.Rejected = Rejected.of(*Definition)))
+    E.RejectedFunction = Definition;
   BodyEffectVisitor Visitor(*this, E);
   Visitor.TraverseStmt(Definition->getBody());
   return E;
@@ -236,7 +245,8 @@ CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
 
 class KernelVisitor : public RecursiveASTVisitor<KernelVisitor> {
 public:
-  KernelVisitor(KernelModel &Model, ASTContext &Ctx) : Model(Model), Ctx(Ctx) {}
+  KernelVisitor(KernelModel &Model, ASTContext &Ctx, const RejectedCode &Rejected)
+      : Model(Model), Ctx(Ctx), Effects(Rejected) {}
 
   bool shouldVisitLambdaBody() const { return true; }
 
@@ -590,13 +600,14 @@ KernelLookup lookUpKernel(ASTUnit &Unit, StringRef Name) {
   return Result;
 }
 
-KernelModel analyzeKernel(ASTUnit &Unit, const FunctionDecl &Kernel) {
+KernelModel analyzeKernel(ASTUnit &Unit, const FunctionDecl &Kernel, const RejectedCode &Rejected) {
   KernelModel Model;
   Model.Decl = &Kernel;
   Model.Name = instantiationName(Kernel);
   Model.Params.assign(Kernel.param_begin(), Kernel.param_end());
+  Model.Rejected = Rejected.of(Kernel);
   ASTContext &Ctx = Unit.getASTContext();
-  KernelVisitor Visitor(Model, Ctx);
+  KernelVisitor Visitor(Model, Ctx, Rejected);
   Visitor.TraverseStmt(Kernel.getBody());
   Model.SkippedBranches = skippedBranchesIn(Unit, Kernel.getBody()->getSourceRange());
   if (const auto *Bounds = Kernel.getAttr<CUDALaunchBoundsAttr>()) {
@@ -611,7 +622,7 @@ const KernelModel &FunctionModels::of(const FunctionDecl &F) {
   const FunctionDecl *Definition = F.getDefinition();
   std::unique_ptr<KernelModel> &Model = Models[Definition];
   if (!Model)
-    Model = std::make_unique<KernelModel>(analyzeKernel(Unit, *Definition));
+    Model = std::make_unique<KernelModel>(analyzeKernel(Unit, *Definition, Rejected));
   return *Model;
 }
 

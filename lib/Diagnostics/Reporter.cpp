@@ -78,6 +78,14 @@ clang::DiagnosticBuilder Reporter::report(diag::ID Id) {
   return engineFor(nullptr).Report(customId(Id));
 }
 
+void Reporter::replay(const std::vector<clang::StoredDiagnostic> &Diagnostics,
+                      clang::SourceManager *SM) {
+  for (const clang::StoredDiagnostic &D : Diagnostics) {
+    beginReport();
+    engineFor(SM).Report(D);
+  }
+}
+
 void Reporter::report(const std::vector<diag::Problem> &Problems, llvm::StringRef File) {
   clang::FileID FID;
   if (llvm::Expected<clang::FileEntryRef> Entry = Files.getFileRef(File))

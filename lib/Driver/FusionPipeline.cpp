@@ -80,8 +80,9 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
   Names.reserveIdentifiersOf(*Unit);
   std::shared_ptr<FunctionModels> &Helpers = HelperModels[Unit];
   if (!Helpers)
-    Helpers = std::make_shared<FunctionModels>(*Unit);
-  return FusionMember{&K, Unit, analyzeKernel(*Unit, *Found.Kernel), Helpers};
+    Helpers = std::make_shared<FunctionModels>(*Unit, Parser.rejected(*Unit));
+  return FusionMember{&K, Unit, analyzeKernel(*Unit, *Found.Kernel, Parser.rejected(*Unit)),
+                      Helpers};
 }
 
 void FusionPipeline::reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit,

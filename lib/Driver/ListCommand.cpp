@@ -16,7 +16,9 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/Version.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 namespace kfuse {
 
@@ -27,10 +29,21 @@ using namespace clang;
 
 class KernelLister {
 public:
-  KernelLister(ASTUnit &Unit, llvm::raw_ostream &OS) : Unit(Unit), SM(Unit.getSourceManager()), OS(OS) {}
+  KernelLister(ASTUnit &Unit, const RejectedCode &Rejected, llvm::raw_ostream &OS)
+      : Unit(Unit), Rejected(Rejected), SM(Unit.getSourceManager()), OS(OS) {}
+
+  /// Function bodies Clang rejects, which only matter to kernels that need them.
+  void listRejected() {
+    if (Rejected.empty())
+      return;
+    OS << "Clang " << CLANG_VERSION_STRING << " rejects these function bodies (nvcc may accept "
+       << "them); kernels that need them cannot be fused:\n";
+    for (const auto &[F, Why] : Rejected.all())
+      OS << "  " << F->getQualifiedNameAsString() << " (" << where(Why) << ")\n";
+  }
 
   void list(const FunctionDecl &Kernel) {
-    KernelModel M = analyzeKernel(Unit, Kernel);
+    KernelModel M = analyzeKernel(Unit, Kernel, Rejected);
     OS << "kernel " << M.Name << " (line " << line(Kernel.getLocation()) << ")\n";
     OS << "  parameters: ";
     if (M.Params.empty())
@@ -52,15 +65,33 @@ public:
       OS << "  instantiations: " << instantiations(*T) << "\n";
     if (!M.GridSyncs.empty())
       OS << "  cannot be fused: synchronizes the grid\n";
+    if (M.Rejected)
+      OS << "  cannot be fused: Clang rejects its body (" << where(*M.Rejected) << ")\n";
+    for (const CallSite &C : M.Calls)
+      if (C.Effect.Rejected) {
+        std::string Callee = C.Callee->getQualifiedNameAsString();
+        std::string Rejected = C.Effect.RejectedFunction->getQualifiedNameAsString();
+        OS << "  cannot be fused: it calls " << Callee
+           << (Rejected == Callee ? "" : ", which needs " + Rejected)
+           << ", whose body Clang rejects (" << where(*C.Effect.Rejected) << ")\n";
+        break;
+      }
     printBuffers(Kernel);
   }
 
 private:
   ASTUnit &Unit;
+  const RejectedCode &Rejected;
   SourceManager &SM;
   llvm::raw_ostream &OS;
 
   unsigned line(SourceLocation Loc) const { return SM.getExpansionLineNumber(Loc); }
+
+  std::string where(const Rejection &Why) const {
+    clang::PresumedLoc P = SM.getPresumedLoc(Why.Loc);
+    std::string File = P.isValid() ? llvm::sys::path::filename(P.getFilename()).str() : "";
+    return File + ":" + std::to_string(line(Why.Loc)) + ": " + Why.Message;
+  }
 
   std::string lines(const std::vector<SourceLocation> &Locs) const {
     std::string S = Locs.size() == 1 ? "line " : "lines ";
@@ -249,12 +280,13 @@ int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter 
   ASTUnit *Unit = Parser.parse(File);
   if (!Unit)
     return 1;
-  KernelLister Lister(*Unit, Out);
+  KernelLister Lister(*Unit, Parser.rejected(*Unit), Out);
   std::vector<const FunctionDecl *> Kernels = findKernels(*Unit);
   if (Kernels.empty())
     Out << "no kernels in " << File << "\n";
   for (const FunctionDecl *K : Kernels)
     Lister.list(*K);
+  Lister.listRejected();
   return 0;
 }
 

@@ -14,6 +14,54 @@ std::string CudaInstallation::versionString() const {
   return std::to_string(Version / 1000) + "." + std::to_string(Version % 1000 / 10);
 }
 
+namespace {
+
+constexpr const char *SurfaceShim = "kfuse_surface_functions.h";
+
+/// Declarations of the surface functions of surface_indirect_functions.h,
+/// enough for Clang to read kernels that call them; nvcc compiles the fused
+/// file against the toolkit's own definitions. The guard keeps a file that
+/// includes the toolkit's header from declaring them twice.
+constexpr const char *SurfaceDeclarations = R"(#pragma once
+#pragma clang system_header
+#ifndef __SURFACE_INDIRECT_FUNCTIONS_H__
+#define __SURFACE_INDIRECT_FUNCTIONS_H__
+#define KFUSE_SURF_READ(name, ...) \
+  template <typename T> __device__ void name(T *ptr, cudaSurfaceObject_t obj, __VA_ARGS__, \
+      cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap); \
+  template <typename T> __device__ T name(cudaSurfaceObject_t obj, __VA_ARGS__, \
+      cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
+#define KFUSE_SURF_WRITE(name, ...) \
+  template <typename T> __device__ void name(T val, cudaSurfaceObject_t obj, __VA_ARGS__, \
+      cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
+KFUSE_SURF_READ(surf1Dread, int x)
+KFUSE_SURF_READ(surf2Dread, int x, int y)
+KFUSE_SURF_READ(surf3Dread, int x, int y, int z)
+KFUSE_SURF_READ(surf1DLayeredread, int x, int layer)
+KFUSE_SURF_READ(surf2DLayeredread, int x, int y, int layer)
+KFUSE_SURF_READ(surfCubemapread, int x, int y, int face)
+KFUSE_SURF_READ(surfCubemapLayeredread, int x, int y, int layerface)
+KFUSE_SURF_WRITE(surf1Dwrite, int x)
+KFUSE_SURF_WRITE(surf2Dwrite, int x, int y)
+KFUSE_SURF_WRITE(surf3Dwrite, int x, int y, int z)
+KFUSE_SURF_WRITE(surf1DLayeredwrite, int x, int layer)
+KFUSE_SURF_WRITE(surf2DLayeredwrite, int x, int y, int layer)
+KFUSE_SURF_WRITE(surfCubemapwrite, int x, int y, int face)
+KFUSE_SURF_WRITE(surfCubemapLayeredwrite, int x, int y, int layerface)
+#undef KFUSE_SURF_READ
+#undef KFUSE_SURF_WRITE
+#endif
+)";
+
+} // namespace
+
+std::vector<ShimFile> CudaInstallation::shims() const {
+  std::vector<ShimFile> Files = {{SurfaceShim, SurfaceDeclarations}};
+  if (Version >= 13000)
+    Files.push_back({"texture_fetch_functions.h", ""}); // Dropped by CUDA 13.
+  return Files;
+}
+
 std::vector<std::string> CudaInstallation::clangArguments(const std::string &ShimDir) const {
   std::vector<std::string> Args = {"--cuda-path=" + Path, "-Wno-unknown-cuda-version"};
   llvm::SmallString<256> Cccl(Path);
@@ -22,10 +70,10 @@ std::vector<std::string> CudaInstallation::clangArguments(const std::string &Shi
     Args.push_back("-isystem");
     Args.push_back(std::string(Cccl));
   }
-  if (Version >= 13000) {
-    Args.push_back("-isystem");
-    Args.push_back(ShimDir);
-  }
+  Args.push_back("-isystem");
+  Args.push_back(ShimDir);
+  Args.push_back("-include");
+  Args.push_back(ShimDir + "/" + SurfaceShim);
   return Args;
 }
 

@@ -20,8 +20,6 @@ namespace {
 /// A directory that exists only in the parser's virtual file system; it holds
 /// headers a newer CUDA toolkit dropped but Clang's wrappers still include.
 constexpr const char *ShimDir = "/kfuse-virtual/cuda-shims";
-// ClangTool keeps mapped names by reference, so they must outlive it.
-constexpr const char *ShimHeader = "/kfuse-virtual/cuda-shims/texture_fetch_functions.h";
 
 std::unique_ptr<clang::tooling::CompilationDatabase>
 loadDatabase(const ParserOptions &Options, std::string &Error) {
@@ -57,6 +55,17 @@ private:
   clang::tooling::CompileCommand Command;
 };
 
+/// Keeps a parse's diagnostics until kfuse knows which matter.
+class StoringConsumer : public clang::DiagnosticConsumer {
+public:
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
+                        const clang::Diagnostic &Info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    Stored.emplace_back(Level, Info);
+  }
+  std::vector<clang::StoredDiagnostic> Stored;
+};
+
 std::string joined(const std::vector<std::string> &Items) {
   std::string Text;
   for (const std::string &I : Items)
@@ -74,7 +83,7 @@ SourceParser::~SourceParser() = default;
 std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch) const {
   // -Qunused-arguments: database commands carry -c and -o, which a parse ignores.
   std::vector<std::string> Args = {"-xcuda", "--cuda-device-only", "--cuda-gpu-arch=" + GpuArch,
-                                   "-Qunused-arguments"};
+                                   "-Qunused-arguments", "-ferror-limit=0"};
   if (!Options.ResourceDir.empty())
     Args.push_back("-resource-dir=" + Options.ResourceDir);
   for (std::string &A : Options.Cuda.clangArguments(ShimDir))
@@ -174,18 +183,35 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
   }
   PreparedCommand DB(std::move(*Command));
   clang::tooling::ClangTool Tool(DB, {Key});
-  Tool.mapVirtualFile(ShimHeader, "");
-  Tool.setDiagnosticConsumer(&Diags.consumer());
+  // ClangTool keeps mapped names by reference, so they live as long as it.
+  std::vector<std::string> ShimPaths;
+  for (const ShimFile &Shim : Options.Cuda.shims())
+    ShimPaths.push_back(std::string(ShimDir) + "/" + Shim.Name);
+  for (size_t I = 0; I < ShimPaths.size(); ++I)
+    Tool.mapVirtualFile(ShimPaths[I], Options.Cuda.shims()[I].Text);
+  StoringConsumer Stored;
+  Tool.setDiagnosticConsumer(&Stored);
 
   std::vector<std::unique_ptr<clang::ASTUnit>> ASTs;
-  int Status = Tool.buildASTs(ASTs);
+  Tool.buildASTs(ASTs);
   std::unique_ptr<clang::ASTUnit> Unit = ASTs.empty() ? nullptr : std::move(ASTs.front());
-  if (Status != 0 || !Unit || Unit->getDiagnostics().hasErrorOccurred()) {
+  std::optional<RejectedCode> Errors;
+  if (Unit)
+    Errors = attributeErrors(*Unit, Stored.Stored);
+  if (!Errors) {
+    Diags.replay(Stored.Stored, Unit ? &Unit->getSourceManager() : nullptr);
     Diags.report(diag::ID::ParseFailed) << File;
     Units[Key] = nullptr;
     return nullptr;
   }
+  Diags.replay(outsideRejected(Stored.Stored, *Errors, Unit->getSourceManager()),
+               &Unit->getSourceManager());
+  Rejected[Unit.get()] = std::move(*Errors);
   return (Units[Key] = std::move(Unit)).get();
+}
+
+const RejectedCode &SourceParser::rejected(const clang::ASTUnit &Unit) const {
+  return Rejected.at(&Unit);
 }
 
 } // namespace kfuse

@@ -35,20 +35,24 @@ KernelLookup lookUpKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
 /// as objects of the __cuda_builtin_*_t types.
 std::optional<BuiltinVar> builtinVar(const clang::ValueDecl *D);
 
-/// Builds the model of \p Kernel, which must have a body.
-/// Builds the model of a kernel, or of a device function to inline.
-KernelModel analyzeKernel(clang::ASTUnit &Unit, const clang::FunctionDecl &Kernel);
+/// Builds the model of a kernel, or of a device function to inline, which
+/// must have a body. \p Rejected holds the bodies of \p Unit that Clang
+/// rejects.
+KernelModel analyzeKernel(clang::ASTUnit &Unit, const clang::FunctionDecl &Kernel,
+                          const RejectedCode &Rejected);
 
 /// Models of the device functions that get inlined into a file's kernels,
 /// each built once and read by the legality checks and the inliner.
 class FunctionModels {
 public:
-  explicit FunctionModels(clang::ASTUnit &Unit) : Unit(Unit) {}
+  FunctionModels(clang::ASTUnit &Unit, const RejectedCode &Rejected)
+      : Unit(Unit), Rejected(Rejected) {}
   /// The model of \p F's definition, which must have a body.
   const KernelModel &of(const clang::FunctionDecl &F);
 
 private:
   clang::ASTUnit &Unit;
+  const RejectedCode &Rejected;
   std::map<const clang::FunctionDecl *, std::unique_ptr<KernelModel>> Models;
 };
 

@@ -9,6 +9,8 @@
 #ifndef KFUSE_ANALYSIS_KERNELMODEL_H
 #define KFUSE_ANALYSIS_KERNELMODEL_H
 
+#include "kfuse/Frontend/RejectedCode.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
@@ -67,6 +69,9 @@ struct CalleeEffect {
   bool Unknown = false;       ///< Somewhere a user function without a body.
   bool CooperativeGroups = false;
   bool InSystemHeader = false; ///< The callee belongs to the toolkit, not the project.
+  /// A function it reaches whose body Clang rejects, and why; null for none.
+  const clang::FunctionDecl *RejectedFunction = nullptr;
+  const Rejection *Rejected = nullptr;
   /// What a fused kernel must rewrite, so the call has to be inlined.
   bool touchesBlock() const { return ReadsBuiltins || Synchronizes || UsesShared; }
 };
@@ -128,6 +133,8 @@ struct KernelModel {
   /// Preprocessor branches inside the body that were not compiled.
   std::vector<clang::SourceRange> SkippedBranches;
   std::optional<unsigned> LaunchBoundsMaxThreads;
+  /// Why Clang rejects the body itself; null when it does not.
+  const Rejection *Rejected = nullptr;
 
   bool uses(BuiltinVar V) const;
   bool usesDynamicShared() const;

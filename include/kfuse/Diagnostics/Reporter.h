@@ -37,6 +37,10 @@ public:
   /// into that file when it can be read.
   void report(const std::vector<diag::Problem> &Problems, llvm::StringRef File);
 
+  /// Prints diagnostics a parser produced earlier, whose locations belong to
+  /// \p SM (null when none has a location).
+  void replay(const std::vector<clang::StoredDiagnostic> &Diagnostics, clang::SourceManager *SM);
+
   /// The consumer that prints everything; hand it to parsers so their
   /// errors look the same.
   clang::DiagnosticConsumer &consumer();

@@ -9,6 +9,12 @@
 
 namespace kfuse {
 
+/// A header that exists only in the parser's virtual file system.
+struct ShimFile {
+  const char *Name; ///< Inside the shim directory; static storage, as Clang keeps it.
+  const char *Text;
+};
+
 struct CudaInstallation {
   std::string Path;
   unsigned Version = 0; ///< CUDA_VERSION, e.g. 13000 for 13.0.
@@ -17,8 +23,11 @@ struct CudaInstallation {
   /// Clang arguments that let Clang 19 parse this toolkit's headers. CUDA 13
   /// moved thrust/cub/libcu++ to include/cccl and dropped
   /// texture_fetch_functions.h, which Clang's CUDA wrapper still includes;
-  /// \p ShimDir must hold an empty header of that name.
+  /// the wrapper never declares the surface functions nvcc's headers do.
+  /// \p ShimDir must hold the files of shims().
   std::vector<std::string> clangArguments(const std::string &ShimDir) const;
+  /// The headers clangArguments() expects in its shim directory.
+  std::vector<ShimFile> shims() const;
 };
 
 /// Finds the toolkit at \p Path and reads its version from include/cuda.h.

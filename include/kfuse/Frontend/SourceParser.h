@@ -9,6 +9,7 @@
 #define KFUSE_FRONTEND_SOURCEPARSER_H
 
 #include "kfuse/Frontend/CudaInstallation.h"
+#include "kfuse/Frontend/RejectedCode.h"
 
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -43,8 +44,13 @@ public:
 
   /// Parses \p File (once; later calls return the same unit). Returns null
   /// after reporting when it does not parse; a missing file is the caller's
-  /// to report, with the location that named it.
+  /// to report, with the location that named it. Errors inside function
+  /// bodies do not fail the parse: they are kept in rejected() instead.
   clang::ASTUnit *parse(const std::string &File);
+
+  /// The function bodies of \p Unit, a unit parse() returned, that Clang
+  /// rejects.
+  const RejectedCode &rejected(const clang::ASTUnit &Unit) const;
 
   /// Every file the parsed units read (sources and the headers they
   /// include), absolute and sorted, for a build system's dependencies.
@@ -64,6 +70,7 @@ private:
   ParserOptions Options;
   Reporter &Diags;
   std::map<std::string, std::unique_ptr<clang::ASTUnit>> Units;
+  std::map<const clang::ASTUnit *, RejectedCode> Rejected;
   /// The compilation database, once loaded.
   mutable std::unique_ptr<clang::tooling::CompilationDatabase> Database;
 };
