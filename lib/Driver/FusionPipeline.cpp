@@ -251,10 +251,15 @@ bool FusionPipeline::respectsLaunchBounds(const std::vector<FusionMember> &Membe
 std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, bool KeepKernels) {
   std::vector<Preamble> Result;
   const FileRenames None;
-  for (const auto &[Spec, Unit] : Inputs)
-    if (std::optional<ExtractedPreamble> P = extractPreamble(
-            *Unit, OutputDir, KeepKernels ? None : *Renames.at(Unit), Diags, KeepKernels))
+  // Preambles share one file; with their kernels each is a file of its own.
+  PreambleHistory Shared;
+  for (const auto &[Spec, Unit] : Inputs) {
+    PreambleHistory Alone;
+    if (std::optional<ExtractedPreamble> P =
+            extractPreamble(*Unit, OutputDir, KeepKernels ? None : *Renames.at(Unit), Diags,
+                            KeepKernels ? Alone : Shared, KeepKernels))
       Result.push_back({Spec->File, std::move(P->Text)});
+  }
   return Result;
 }
 

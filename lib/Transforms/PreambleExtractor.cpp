@@ -8,12 +8,14 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/PreprocessingRecord.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -23,6 +25,19 @@ namespace kfuse {
 namespace {
 
 using namespace clang;
+
+/// One inclusion of a project file: the directive and the file it entered.
+struct Inclusion {
+  const InclusionDirective *Directive;
+  FileID Parent, File;
+};
+
+/// What happens to a project file's inclusion in the preamble.
+enum class IncludeMode {
+  Keep,   ///< The directive stays (re-pointed from the output's directory).
+  Copy,   ///< The file's text, edited like the main file's, replaces it.
+  Repeat, ///< An earlier input's preamble brought in this unguarded header.
+};
 
 class Extractor {
 public:
@@ -38,15 +53,15 @@ public:
     return std::move(Result.Definitions);
   }
 
-  std::optional<ExtractedPreamble> run() {
+  std::optional<ExtractedPreamble> run(PreambleHistory &History) {
     visitContext(Unit.getASTContext().getTranslationUnitDecl());
     if (!renameSymbols())
       return std::nullopt;
-    relocateIncludes();
+    collectInclusions();
     FileID Main = SM.getMainFileID();
-    const clang::RewriteBuffer *Buffer = Rewriter.getRewriteBufferFor(Main);
-    Result.Text = Buffer ? std::string(Buffer->begin(), Buffer->end())
-                         : SM.getBufferData(Main).str();
+    planIncludes(Main, History);
+    Result.Text = textOf(Main);
+    rememberUnguarded(History);
     if (!Renames.ClashingMacros.empty()) {
       Result.Text += "\n// kfuse: another input defines these macros differently; its kernels\n"
                      "// get this file's definitions back around their sections.\n";
@@ -66,6 +81,12 @@ private:
   bool KeepKernels;
   ExtractedPreamble Result;
   std::vector<CharSourceRange> Dropped;
+  /// Files holding a definition the fused file must leave out because the
+  /// original objects define it too.
+  std::set<FileID> DefinesTwice;
+  std::vector<Inclusion> Inclusions;
+  std::map<const InclusionDirective *, IncludeMode> Modes;
+  std::map<FileID, bool> NeedsCopy;
 
   bool inDropped(SourceLocation Loc) const {
     return std::any_of(Dropped.begin(), Dropped.end(), [&](const CharSourceRange &R) {
@@ -95,19 +116,40 @@ private:
     return Ok;
   }
 
-  bool inMainFile(const Decl *D) const {
-    return SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation()));
+  FileID fileOf(const Decl *D) const { return SM.getFileID(SM.getExpansionLoc(D->getLocation())); }
+
+  bool inMainFile(const Decl *D) const { return fileOf(D) == SM.getMainFileID(); }
+
+  /// The main file and the project headers it includes: what the preamble
+  /// may copy.
+  bool inProjectFile(const Decl *D) const {
+    SourceLocation Loc = SM.getExpansionLoc(D->getLocation());
+    return Loc.isValid() && !SM.isInSystemHeader(Loc) && SM.getFileEntryRefForID(SM.getFileID(Loc));
   }
 
   void visitContext(const DeclContext *DC) {
     for (const Decl *D : DC->decls()) {
-      if (D->isImplicit() || !inMainFile(D))
+      if (D->isImplicit() || !inProjectFile(D))
         continue;
       if (isa<NamespaceDecl, LinkageSpecDecl>(D))
         visitContext(cast<DeclContext>(D));
       else
         visitDecl(D);
     }
+  }
+
+  /// Whether the original object defines \p D with external linkage, so a
+  /// second definition in the fused file would not link.
+  static bool definedForLinker(const Decl *D) {
+    if (const auto *F = D->getAsFunction()) {
+      if (isa<FunctionTemplateDecl>(D) || F->isInlined() || !F->isExternallyVisible())
+        return false;
+      return F->isThisDeclarationADefinition();
+    }
+    if (const auto *V = dyn_cast<VarDecl>(D))
+      return V->isThisDeclarationADefinition() == VarDecl::Definition &&
+             V->isExternallyVisible() && !V->isInline();
+    return false;
   }
 
   void visitDecl(const Decl *D) {
@@ -131,6 +173,7 @@ private:
       bool Shared = V->hasAttr<CUDASharedAttr>();
       if (!Shared && !V->getType().isConstQualified() && !V->isConstexpr())
         return drop(D, "mutable variable '" + V->getQualifiedNameAsString() + "' left out");
+      makeInternal(*V);
       return keep(V);
     }
     if (const auto *Named = dyn_cast<NamedDecl>(D); Named && isa<TagDecl, TypedefNameDecl,
@@ -139,8 +182,15 @@ private:
   }
 
   void keep(const NamedDecl *D) {
-    if (D->getIdentifier())
+    if (D->getIdentifier() && inMainFile(D))
       Result.Definitions.emplace(D->getQualifiedNameAsString(), D->getLocation());
+  }
+
+  /// `extern "C" int f();` is a linkage specification without braces around
+  /// its one declaration: it goes with the declaration.
+  static const LinkageSpecDecl *bracelessLinkage(const Decl *D) {
+    const auto *Spec = dyn_cast<LinkageSpecDecl>(D->getLexicalDeclContext());
+    return Spec && !Spec->hasBraces() ? Spec : nullptr;
   }
 
   /// The whole declaration: leading attributes such as __global__ (a macro)
@@ -154,6 +204,8 @@ private:
             SM.getFileID(Loc) == SM.getFileID(Begin))
           Begin = Loc;
       }
+    if (const LinkageSpecDecl *Spec = bracelessLinkage(D))
+      Begin = SM.getExpansionLoc(Spec->getBeginLoc());
     SourceLocation End = SM.getExpansionRange(D->getEndLoc()).getEnd();
     SourceLocation AfterSemi =
         Lexer::findLocationAfterToken(End, tok::semi, SM, Unit.getLangOpts(), false);
@@ -173,9 +225,10 @@ private:
           Kind != TSK_ExplicitInstantiationDeclaration)
         continue;
       SourceLocation Name = SM.getExpansionLoc(S->getPointOfInstantiation());
-      if (Name.isInvalid() || !SM.isWrittenInMainFile(Name))
+      if (Name.isInvalid() || SM.isInSystemHeader(Name))
         continue;
-      llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
+      FileID File = SM.getFileID(Name);
+      llvm::StringRef Text = SM.getBufferData(File);
       unsigned Offset = SM.getFileOffset(Name);
       size_t Begin = Text.substr(0, Offset).rfind("template");
       size_t End = Text.find(';', Offset);
@@ -184,10 +237,12 @@ private:
       llvm::StringRef Before = Text.substr(0, Begin).rtrim();
       if (Before.ends_with("extern"))
         Begin = Before.size() - 6;
-      SourceLocation Start = SM.getLocForStartOfFile(SM.getMainFileID());
+      SourceLocation Start = SM.getLocForStartOfFile(File);
       CharSourceRange Whole = CharSourceRange::getCharRange(Start.getLocWithOffset(Begin),
                                                             Start.getLocWithOffset(End + 1));
       Dropped.push_back(Whole);
+      if (Kind == TSK_ExplicitInstantiationDefinition)
+        DefinesTwice.insert(File);
       Rewriter.ReplaceText(Whole, "// kfuse: instantiation of kernel '" +
                                       S->getQualifiedNameAsString() + "' left out.");
     }
@@ -196,6 +251,8 @@ private:
   void drop(const Decl *D, const std::string &Why) {
     CharSourceRange Whole = wholeDecl(D);
     Dropped.push_back(Whole);
+    if (definedForLinker(D))
+      DefinesTwice.insert(fileOf(D));
     Rewriter.ReplaceText(Whole, "// kfuse: " + Why + ".");
   }
 
@@ -206,29 +263,208 @@ private:
     if (!F.isThisDeclarationADefinition() || F.isInlined() || isa<CXXMethodDecl>(F) ||
         F.getStorageClass() == SC_Static || !F.isExternallyVisible())
       return;
+    if (const LinkageSpecDecl *Spec = bracelessLinkage(&F))
+      return replaceLinkage(*Spec, "[[maybe_unused]] static inline ");
     Rewriter.InsertTextBefore(wholeDecl(&F).getBegin(), "[[maybe_unused]] static inline ");
   }
 
-  void relocateIncludes() {
+  /// A constant with external linkage (extern "C" const int k = 1;) is
+  /// defined by the original object too.
+  void makeInternal(const VarDecl &V) {
+    if (!definedForLinker(&V))
+      return;
+    if (const LinkageSpecDecl *Spec = bracelessLinkage(&V))
+      return replaceLinkage(*Spec, "static ");
+    SourceLocation Begin = wholeDecl(&V).getBegin();
+    if (V.getStorageClass() == SC_Extern) {
+      // extern const int k = 1; spells its linkage: the keyword is its first token.
+      Rewriter.ReplaceText(Begin, 6, "static");
+      return;
+    }
+    Rewriter.InsertTextBefore(Begin, "static ");
+  }
+
+  /// Replaces `extern "C"` (up to the declaration) with \p Text.
+  void replaceLinkage(const LinkageSpecDecl &Spec, llvm::StringRef Text) {
+    SourceLocation Begin = SM.getExpansionLoc(Spec.getBeginLoc());
+    SourceLocation Decl = SM.getExpansionLoc((*Spec.decls_begin())->getBeginLoc());
+    Rewriter.ReplaceText(CharSourceRange::getCharRange(Begin, Decl), Text);
+  }
+
+  /// Every inclusion of a project (not system) file, with its directive.
+  void collectInclusions() {
     PreprocessingRecord *Record = Unit.getPreprocessor().getPreprocessingRecord();
     if (!Record)
       return;
+    std::map<FileID, std::vector<const InclusionDirective *>> ByFile;
+    for (PreprocessedEntity *E : *Record)
+      if (auto *Include = dyn_cast_or_null<InclusionDirective>(E); Include && Include->getFile())
+        ByFile[SM.getFileID(Include->getSourceRange().getBegin())].push_back(Include);
+    for (unsigned I = 1; I < SM.local_sloc_entry_size(); ++I) {
+      const SrcMgr::SLocEntry &Entry = SM.getLocalSLocEntry(I);
+      if (!Entry.isFile())
+        continue;
+      SourceLocation IncludeLoc = Entry.getFile().getIncludeLoc();
+      FileID File = SM.getFileID(SourceLocation::getFromRawEncoding(Entry.getOffset()));
+      if (IncludeLoc.isInvalid() || !SM.getFileEntryRefForID(File) ||
+          SM.isInSystemHeader(SM.getLocForStartOfFile(File)))
+        continue;
+      FileID Parent = SM.getFileID(IncludeLoc);
+      unsigned Line = SM.getSpellingLineNumber(IncludeLoc);
+      for (const InclusionDirective *D : ByFile[Parent])
+        if (SM.getSpellingLineNumber(D->getSourceRange().getEnd()) == Line) {
+          Inclusions.push_back({D, Parent, File});
+          break;
+        }
+    }
+  }
+
+  std::string realPath(FileID File) const {
+    OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
+    return Entry ? Entry->getFileEntry().tryGetRealPathName().str() : "";
+  }
+
+  bool unguarded(FileID File) const {
+    OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
+    return Entry && !Unit.getPreprocessor().getHeaderSearchInfo().isFileMultipleIncludeGuarded(
+                        *Entry);
+  }
+
+  /// How often this unit includes the file at \p Path: a header without a
+  /// guard included twice is meant to be (X-macros), and stays repeated.
+  unsigned timesIncluded(const std::string &Path) const {
+    return static_cast<unsigned>(std::count_if(Inclusions.begin(), Inclusions.end(),
+                                               [&](const Inclusion &I) { return realPath(I.File) == Path; }));
+  }
+
+  bool repeats(const Inclusion &I, const PreambleHistory &History) const {
+    std::string Path = realPath(I.File);
+    return unguarded(I.File) && History.UnguardedHeaders.count(Path) && timesIncluded(Path) == 1;
+  }
+
+  /// Whether \p File must be copied: it defines what the original objects
+  /// define, or includes a file that must be copied or left out.
+  bool needsCopy(FileID File, const PreambleHistory &History) {
+    if (auto It = NeedsCopy.find(File); It != NeedsCopy.end())
+      return It->second;
+    bool Needs = DefinesTwice.count(File) > 0;
+    for (const Inclusion &I : Inclusions)
+      if (I.Parent == File && (repeats(I, History) || needsCopy(I.File, History)))
+        Needs = true;
+    return NeedsCopy[File] = Needs;
+  }
+
+  void planIncludes(FileID File, const PreambleHistory &History) {
+    for (const Inclusion &I : Inclusions) {
+      if (I.Parent != File)
+        continue;
+      if (repeats(I, History)) {
+        Modes[I.Directive] = IncludeMode::Repeat;
+      } else if (needsCopy(I.File, History)) {
+        Modes[I.Directive] = IncludeMode::Copy;
+        planIncludes(I.File, History);
+      }
+    }
+  }
+
+  /// The text of \p File with every edit, and its inclusions kept,
+  /// re-pointed, copied or left out.
+  std::string textOf(FileID File) {
+    PreprocessingRecord *Record = Unit.getPreprocessor().getPreprocessingRecord();
     for (PreprocessedEntity *E : *Record) {
       auto *Include = dyn_cast_or_null<InclusionDirective>(E);
-      if (!Include || !Include->wasInQuotes() || !Include->getFile() ||
-          !SM.isWrittenInMainFile(Include->getSourceRange().getBegin()))
+      if (!Include || !Include->getFile() ||
+          SM.getFileID(Include->getSourceRange().getBegin()) != File ||
+          inDropped(Include->getSourceRange().getBegin()))
         continue;
-      std::filesystem::path Target(Include->getFile()->getFileEntry().tryGetRealPathName().str());
-      if (Target.empty())
+      auto Mode = Modes.find(Include);
+      if (Mode == Modes.end()) {
+        relocate(*Include);
         continue;
-      std::filesystem::path Relative =
-          Target.lexically_relative(std::filesystem::absolute(OutputDir).lexically_normal());
-      std::string Directive = "#include \"" + Relative.generic_string() + "\"";
-      SourceRange R = Include->getSourceRange();
-      Rewriter.ReplaceText(CharSourceRange::getCharRange(
-                               R.getBegin(), Lexer::getLocForEndOfToken(R.getEnd(), 0, SM,
-                                                                        Unit.getLangOpts())),
-                           Directive);
+      }
+      std::string Name = Include->getFileName().str();
+      if (Mode->second == IncludeMode::Repeat) {
+        replaceDirective(*Include, "// kfuse: \"" + Name + "\" has no include guard, and an "
+                                   "earlier input's declarations already include it.");
+        continue;
+      }
+      for (const Inclusion &I : Inclusions)
+        if (I.Directive == Include)
+          replaceDirective(*Include, copiedText(I.File, Name));
+    }
+    const RewriteBuffer *Buffer = Rewriter.getRewriteBufferFor(File);
+    return Buffer ? std::string(Buffer->begin(), Buffer->end()) : SM.getBufferData(File).str();
+  }
+
+  /// A header copied in place of its include, guarded like the original.
+  std::string copiedText(FileID File, const std::string &Name) {
+    OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
+    bool Once = Entry && Unit.getPreprocessor().getHeaderSearchInfo().getFileInfo(*Entry).isPragmaOnce;
+    std::string Guard;
+    if (Once) {
+      Guard = "KFUSE_ONCE_" + identifierFrom(llvm::sys::path::stem(Name)) + "_" +
+              llvm::utohexstr(llvm::xxh3_64bits(realPath(File)) & 0xffffffffu, /*LowerCase=*/true);
+      commentOutPragmaOnce(File);
+    }
+    std::string Text = "// kfuse: \"" + Name + "\" defines what the fused file leaves out; its "
+                       "declarations follow, edited like this file's.\n";
+    if (Once)
+      Text += "#ifndef " + Guard + "\n#define " + Guard + "\n";
+    std::string Body = textOf(File);
+    Text += Body;
+    if (!Body.empty() && Body.back() != '\n')
+      Text += "\n";
+    if (Once)
+      Text += "#endif\n";
+    return Text + "// kfuse: end of \"" + Name + "\".";
+  }
+
+  void commentOutPragmaOnce(FileID File) {
+    llvm::StringRef Text = SM.getBufferData(File);
+    for (size_t At = 0; At < Text.size();) {
+      size_t End = Text.find('\n', At);
+      llvm::StringRef Line = Text.slice(At, End);
+      llvm::StringRef Words = Line.trim();
+      bool Directive = Words.consume_front("#");
+      Words = Words.ltrim();
+      if (Directive && Words.consume_front("pragma") && Words.trim() == "once") {
+        Rewriter.ReplaceText(SM.getLocForStartOfFile(File).getLocWithOffset(At), Line.size(),
+                             "// kfuse: #pragma once became the guard around this copy.");
+        return;
+      }
+      if (End == llvm::StringRef::npos)
+        break;
+      At = End + 1;
+    }
+  }
+
+  void replaceDirective(const InclusionDirective &Include, const std::string &Text) {
+    SourceRange R = Include.getSourceRange();
+    Rewriter.ReplaceText(
+        CharSourceRange::getCharRange(
+            R.getBegin(), Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, Unit.getLangOpts())),
+        Text);
+  }
+
+  /// A quoted include, found from the output's directory.
+  void relocate(const InclusionDirective &Include) {
+    if (!Include.wasInQuotes())
+      return;
+    std::filesystem::path Target(Include.getFile()->getFileEntry().tryGetRealPathName().str());
+    if (Target.empty())
+      return;
+    std::filesystem::path Relative =
+        Target.lexically_relative(std::filesystem::absolute(OutputDir).lexically_normal());
+    replaceDirective(Include, "#include \"" + Relative.generic_string() + "\"");
+  }
+
+  /// The unguarded headers this preamble brought in, which later ones must
+  /// not repeat.
+  void rememberUnguarded(PreambleHistory &History) const {
+    for (const Inclusion &I : Inclusions) {
+      auto Mode = Modes.find(I.Directive);
+      if (unguarded(I.File) && (Mode == Modes.end() || Mode->second != IncludeMode::Repeat))
+        History.UnguardedHeaders.insert(realPath(I.File));
     }
   }
 };
@@ -302,8 +538,8 @@ planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Repor
 
 std::optional<ExtractedPreamble> extractPreamble(ASTUnit &Unit, const std::string &OutputDir,
                                                  const FileRenames &Renames, Reporter &Diags,
-                                                 bool KeepKernels) {
-  return Extractor(Unit, OutputDir, Renames, Diags, KeepKernels).run();
+                                                 PreambleHistory &History, bool KeepKernels) {
+  return Extractor(Unit, OutputDir, Renames, Diags, KeepKernels).run(History);
 }
 
 } // namespace kfuse

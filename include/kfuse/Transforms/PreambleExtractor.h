@@ -5,8 +5,13 @@
 // helpers, and leaves out its kernels, host functions and mutable globals
 // (they would be defined twice). Helpers it keeps get internal linkage for
 // the same reason, and quoted includes are re-pointed from the output's
-// directory. Symbols that an earlier input file also defines are renamed,
-// and macros it defines differently are undefined at the end.
+// directory. A project header that itself defines what must be left out (a
+// kernel, a host function, a mutable global: the kernel's own .cuh, or a .cu
+// included by another) is copied in its include's place with the same
+// edits; a header without an include guard that an earlier input's
+// declarations already brought in is not brought in again. Symbols that an
+// earlier input file also defines are renamed, and macros it defines
+// differently are undefined at the end.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
@@ -19,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +40,12 @@ struct ExtractedPreamble {
 class NameAllocator;
 class Reporter;
 
+/// What the preambles of earlier input files brought in, so that a later
+/// one does not repeat a header without an include guard.
+struct PreambleHistory {
+  std::set<std::string> UnguardedHeaders; ///< Real paths.
+};
+
 /// What each input file (in the order given) renames so that the preambles
 /// can stand side by side: symbols that an earlier file also defines get
 /// fresh names, and macros that two files define differently are undefined
@@ -42,10 +54,12 @@ std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>>
 planFileRenames(const std::vector<clang::ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags);
 
 /// The preamble of \p Unit (with \p KeepKernels, its kernels too, for a file
-/// that launches the originals); null when \p Renames cannot be applied (a
+/// that launches the originals), placed after the preambles \p History
+/// describes, which it extends; null when \p Renames cannot be applied (a
 /// symbol to rename is spelled in a macro of another file), which is reported.
 std::optional<ExtractedPreamble> extractPreamble(clang::ASTUnit &Unit, const std::string &OutputDir,
                                                  const FileRenames &Renames, Reporter &Diags,
+                                                 PreambleHistory &History,
                                                  bool KeepKernels = false);
 
 } // namespace kfuse
