@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
@@ -105,24 +106,71 @@ std::vector<SymbolSpelling> mainFileSymbolSpellings(clang::ASTUnit &Unit) {
   return std::move(Collector.Result);
 }
 
-std::map<std::string, std::string> userMacros(clang::ASTUnit &Unit) {
-  std::map<std::string, std::string> Result;
+namespace {
+
+/// Macro definitions compare equal when only their white space differs.
+std::string normalized(llvm::StringRef Definition) {
+  std::string Result;
+  bool Space = false;
+  for (size_t I = 0; I < Definition.size(); ++I) {
+    char C = Definition[I];
+    bool Continuation = C == '\\' && I + 1 < Definition.size() &&
+                        (Definition[I + 1] == '\n' || Definition[I + 1] == '\r');
+    if (Continuation || llvm::isSpace(C)) {
+      Space = true;
+      continue;
+    }
+    if (Space && !Result.empty())
+      Result += ' ';
+    Space = false;
+    Result += C;
+  }
+  return Result;
+}
+
+std::string realPath(const clang::SourceManager &SM, clang::FileID File) {
+  clang::OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
+  return Entry ? Entry->getFileEntry().tryGetRealPathName().str() : "";
+}
+
+} // namespace
+
+std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit) {
+  std::map<std::string, UserMacro> Result;
   clang::Preprocessor &PP = Unit.getPreprocessor();
   const clang::SourceManager &SM = Unit.getSourceManager();
+  clang::HeaderSearch &Headers = PP.getHeaderSearchInfo();
   for (const auto &[Name, State] : PP.macros()) {
     const clang::MacroInfo *MI = PP.getMacroInfo(Name);
     if (!MI || MI->isBuiltinMacro())
       continue;
     clang::SourceLocation Begin = MI->getDefinitionLoc();
-    if (Begin.isInvalid() || !SM.getFileEntryRefForID(SM.getFileID(Begin)) ||
-        SM.isInSystemHeader(Begin))
+    clang::FileID File = Begin.isValid() ? SM.getFileID(Begin) : clang::FileID();
+    clang::OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
+    if (!Entry || SM.isInSystemHeader(Begin))
       continue;
     clang::CharSourceRange Range = clang::CharSourceRange::getTokenRange(
         Begin, MI->getDefinitionEndLoc());
-    Result[Name->getName().str()] =
-        clang::Lexer::getSourceText(Range, SM, Unit.getLangOpts()).str();
+    UserMacro M;
+    M.Definition = clang::Lexer::getSourceText(Range, SM, Unit.getLangOpts()).str();
+    M.Normalized = normalized(M.Definition);
+    M.File = realPath(SM, File);
+    M.Guard = Headers.getFileInfo(*Entry).getControllingMacro(nullptr) == Name;
+    Result[Name->getName().str()] = std::move(M);
   }
   return Result;
+}
+
+std::set<std::string> projectFiles(clang::ASTUnit &Unit) {
+  std::set<std::string> Files;
+  const clang::SourceManager &SM = Unit.getSourceManager();
+  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+    clang::FileID File = SM.translateFile(It->first);
+    if (File.isValid() && !SM.isInSystemHeader(SM.getLocForStartOfFile(File)))
+      Files.insert(It->first.getFileEntry().tryGetRealPathName().str());
+  }
+  Files.erase("");
+  return Files;
 }
 
 } // namespace kfuse

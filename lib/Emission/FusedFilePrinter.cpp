@@ -86,8 +86,13 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   if (S.Barriers == BarrierStyle::ExitAware)
     OS << " (threads that return keep arriving until all are done)";
   OS << ".\n";
-  for (const auto &[Name, Definition] : S.Macros)
-    OS << "#define " << Definition << "\n";
+  if (!S.Macros.empty())
+    OS << "// Its macros as '" << S.Origin.substr(0, S.Origin.rfind(':')) << "' defines them.\n";
+  for (const MacroOverride &M : S.Macros) {
+    OS << "#pragma push_macro(\"" << M.Name << "\")\n#undef " << M.Name << "\n";
+    if (!M.Definition.empty())
+      OS << "#define " << M.Definition << "\n";
+  }
   OS << "if (";
   if (S.Range.Begin != 0)
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
@@ -103,8 +108,9 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   if (S.Barriers == BarrierStyle::ExitAware)
     OS << S.ExitAwareBarrier << ".finish();\n";
   OS << "}\n";
-  for (const auto &[Name, Definition] : S.Macros)
-    OS << "#undef " << Name << "\n";
+  for (const MacroOverride &M : S.Macros)
+    OS << (M.Definition.empty() ? "" : "#undef " + M.Name + "\n") << "#pragma pop_macro(\""
+       << M.Name << "\")\n";
 }
 
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {

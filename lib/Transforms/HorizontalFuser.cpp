@@ -4,6 +4,7 @@
 
 #include "kfuse/Transforms/KernelRewrites.h"
 
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/IdentifierTable.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/HeaderSearch.h"
@@ -37,6 +38,45 @@ std::string NameAllocator::allocate(const std::string &Wanted) {
 
 namespace {
 
+/// The identifiers of \p Text, and those of the bodies of \p Macros that
+/// they expand to, transitively.
+std::set<std::string> identifiersIn(llvm::StringRef Text,
+                                    const std::map<std::string, UserMacro> &Macros) {
+  std::set<std::string> Found;
+  std::vector<llvm::StringRef> Pending = {Text};
+  while (!Pending.empty()) {
+    llvm::StringRef Rest = Pending.back();
+    Pending.pop_back();
+    while (!Rest.empty()) {
+      Rest = Rest.drop_until([](char C) { return clang::isAsciiIdentifierStart(C); });
+      llvm::StringRef Word = Rest.take_while([](char C) { return clang::isAsciiIdentifierContinue(C); });
+      Rest = Rest.drop_front(Word.size());
+      if (Word.empty() || !Found.insert(Word.str()).second)
+        continue;
+      if (auto It = Macros.find(Word.str()); It != Macros.end())
+        Pending.push_back(It->second.Definition);
+    }
+  }
+  return Found;
+}
+
+/// The macros \p Text reads whose definition where the fused kernel stands
+/// differs from what the kernel's file gave them.
+std::vector<MacroOverride> macroOverrides(const FileRenames &R, llvm::StringRef Text) {
+  std::vector<MacroOverride> Result;
+  for (const std::string &Name : identifiersIn(Text, R.Macros)) {
+    auto Own = R.Macros.find(Name);
+    auto Here = R.AtKernels->find(Name);
+    const UserMacro *Mine = Own == R.Macros.end() || Own->second.Guard ? nullptr : &Own->second;
+    const UserMacro *There =
+        Here == R.AtKernels->end() || Here->second.Guard ? nullptr : &Here->second;
+    if ((!Mine && !There) || (Mine && There && Mine->Normalized == There->Normalized))
+      continue;
+    Result.push_back({Name, Mine ? Mine->Definition : ""});
+  }
+  return Result;
+}
+
 std::string origin(const FusionMember &M) {
   const clang::SourceManager &SM = M.Unit->getSourceManager();
   clang::SourceLocation Loc = SM.getExpansionLoc(M.Model.Decl->getLocation());
@@ -56,8 +96,12 @@ std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Nam
   EditSet Edits(Unit, Diags);
   if (P.getIdentifier() && NameLoc.isFileID() && !FromTemplate &&
       Edits.canEdit(P.getSourceRange()) && Edits.replaceToken(NameLoc, Name, P.getName()) &&
-      renameFileSymbols(*M.Renames, P.getSourceRange(), SM, Edits))
-    return Edits.rewrittenText(P.getSourceRange());
+      renameFileSymbols(*M.Renames, P.getSourceRange(), SM, Edits)) {
+    // The kernel's signature stands outside the section's macros.
+    std::string Spelled = Edits.rewrittenText(P.getSourceRange());
+    if (macroOverrides(*M.Renames, Spelled).empty())
+      return Spelled;
+  }
   std::string Printed;
   llvm::raw_string_ostream OS(Printed);
   P.getType().print(OS, Unit.getASTContext().getPrintingPolicy(), Name);
@@ -242,7 +286,6 @@ public:
     for (const auto &[Symbol, NewName] : M.Renames->NewNames)
       if (isTypeSymbol(Symbol))
         S.Declarations.push_back("using " + Symbol->getName().str() + " = " + NewName + ";");
-    S.Macros = {M.Renames->ClashingMacros.begin(), M.Renames->ClashingMacros.end()};
     std::string TemplateArgs = templateArgumentDeclarations(*Model.Decl);
     if (!TemplateArgs.empty())
       S.Declarations.push_back(TemplateArgs.substr(0, TemplateArgs.size() - 1));
@@ -251,6 +294,10 @@ public:
                                Ctx.DynamicShared + ");");
     for (const std::string &Callee : Ctx.BarriersInMacros)
       S.Declarations.push_back(barrierShadow(Ctx, Callee));
+    std::string Text = S.Body;
+    for (const std::string &D : S.Declarations)
+      Text += "\n" + D;
+    S.Macros = macroOverrides(*M.Renames, Text);
     return S;
   }
 

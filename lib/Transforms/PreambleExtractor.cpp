@@ -60,14 +60,14 @@ public:
     collectInclusions();
     FileID Main = SM.getMainFileID();
     planIncludes(Main, History);
-    Result.Text = textOf(Main);
-    rememberUnguarded(History);
-    if (!Renames.ClashingMacros.empty()) {
-      Result.Text += "\n// kfuse: another input defines these macros differently; its kernels\n"
-                     "// get this file's definitions back around their sections.\n";
-      for (const auto &[Name, Definition] : Renames.ClashingMacros)
+    if (!Renames.UndefineBefore.empty()) {
+      Result.Text = "// kfuse: macros of the inputs above that this file does not read; their\n"
+                    "// kernels get them back around their sections.\n";
+      for (const std::string &Name : Renames.UndefineBefore)
         Result.Text += "#undef " + Name + "\n";
     }
+    Result.Text += textOf(Main);
+    rememberUnguarded(History);
     return std::move(Result);
   }
 
@@ -473,24 +473,18 @@ private:
 
 namespace {
 
-/// Macro definitions compare equal when only their white space differs.
-std::string normalized(llvm::StringRef Definition) {
-  std::string Result;
-  bool Space = false;
-  for (size_t I = 0; I < Definition.size(); ++I) {
-    char C = Definition[I];
-    bool Continuation = C == '\\' && I + 1 < Definition.size() &&
-                        (Definition[I + 1] == '\n' || Definition[I + 1] == '\r');
-    if (Continuation || llvm::isSpace(C)) {
-      Space = true;
-      continue;
-    }
-    if (Space && !Result.empty())
-      Result += ' ';
-    Space = false;
-    Result += C;
-  }
-  return Result;
+/// The macros of earlier files still defined where \p Unit's declarations
+/// start (\p Defined) that it does not read: defined in a file it does not
+/// include. A macro from a header it includes too stays, since the header's
+/// guard keeps the header from defining it again; include guards stay for
+/// that reason.
+std::vector<std::string> macrosToUndefine(const std::map<std::string, UserMacro> &Defined,
+                                          const std::set<std::string> &Files) {
+  std::vector<std::string> Names;
+  for (const auto &[Name, M] : Defined)
+    if (!M.Guard && !Files.count(M.File))
+      Names.push_back(Name);
+  return Names;
 }
 
 } // namespace
@@ -499,8 +493,7 @@ std::map<const ASTUnit *, std::shared_ptr<const FileRenames>>
 planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags) {
   std::map<const ASTUnit *, std::shared_ptr<FileRenames>> Plan;
   std::set<std::string> Defined;
-  std::map<std::string, std::set<std::string>> MacroForms; // Name to its normalized definitions.
-  std::map<const ASTUnit *, std::map<std::string, std::string>> Macros;
+  std::map<std::string, UserMacro> Macros; // Defined after the preambles so far.
   const FileRenames None;
   for (ASTUnit *Unit : Units) {
     auto Renames = std::make_shared<FileRenames>();
@@ -524,15 +517,17 @@ planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Repor
         Renames->NewNames[S.Symbol] = It->second;
         Renames->Spellings.push_back(S);
       }
-    Macros[Unit] = userMacros(*Unit);
-    for (const auto &[Name, Definition] : Macros[Unit])
-      MacroForms[Name].insert(normalized(Definition));
+    Renames->UndefineBefore = macrosToUndefine(Macros, projectFiles(*Unit));
+    for (const std::string &Name : Renames->UndefineBefore)
+      Macros.erase(Name);
+    Renames->Macros = userMacros(*Unit);
+    for (const auto &[Name, M] : Renames->Macros)
+      Macros[Name] = M;
     Plan[Unit] = std::move(Renames);
   }
-  for (ASTUnit *Unit : Units)
-    for (const auto &[Name, Definition] : Macros[Unit])
-      if (MacroForms[Name].size() > 1)
-        Plan[Unit]->ClashingMacros[Name] = Definition;
+  auto AtKernels = std::make_shared<const std::map<std::string, UserMacro>>(std::move(Macros));
+  for (auto &[Unit, Renames] : Plan)
+    Renames->AtKernels = AtKernels;
   return {Plan.begin(), Plan.end()};
 }
 

@@ -13,6 +13,8 @@
 #include "clang/Frontend/ASTUnit.h"
 
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,20 +39,35 @@ std::vector<SymbolSpelling> mainFileSymbolSpellings(clang::ASTUnit &Unit);
 /// Whether \p Symbol is a type, so that a section can alias its old name.
 bool isTypeSymbol(const clang::NamedDecl *Symbol);
 
-/// The macros defined at the end of the file outside system headers: name
-/// and definition ("NAME(a, b) body") as written.
-std::map<std::string, std::string> userMacros(clang::ASTUnit &Unit);
+/// A macro defined outside system headers, as the end of the file leaves it.
+struct UserMacro {
+  std::string Definition; ///< "NAME(a, b) body", as written.
+  std::string Normalized; ///< The definition with white space normalized, to compare.
+  std::string File;       ///< Real path of the file that defines it.
+  bool Guard = false;     ///< The include guard of that file.
+};
+
+/// The macros defined at the end of the file outside system headers, by name.
+std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit);
+
+/// Real paths of the project (not system) files \p Unit reads, its main
+/// file included.
+std::set<std::string> projectFiles(clang::ASTUnit &Unit);
 
 /// Symbols of one input file that kfuse renames because an earlier input
 /// file defines symbols of the same names.
 struct FileRenames {
   std::map<const clang::NamedDecl *, std::string> NewNames; ///< By symbolOf().
   std::vector<SymbolSpelling> Spellings;                    ///< Of those symbols only.
-  /// Macros whose definitions differ from another file's: name and this
-  /// file's definition, redefined around this file's kernels.
-  std::map<std::string, std::string> ClashingMacros;
-
-  bool empty() const { return NewNames.empty() && ClashingMacros.empty(); }
+  /// Macros of earlier inputs that are still defined where this file's
+  /// declarations start but that this file does not read: undefined there.
+  std::vector<std::string> UndefineBefore;
+  /// This file's macros, which its kernels' sections must see.
+  std::map<std::string, UserMacro> Macros;
+  /// The macros defined after every file's declarations, where the fused
+  /// kernels stand; one map shared by the files of an output.
+  std::shared_ptr<const std::map<std::string, UserMacro>> AtKernels =
+      std::make_shared<const std::map<std::string, UserMacro>>();
 };
 
 } // namespace kfuse

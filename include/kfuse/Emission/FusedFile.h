@@ -37,6 +37,13 @@ struct FusedParam {
   PortableParam Portable;
 };
 
+/// A macro as a section's kernel had it, where another input's definition
+/// (or none) stands: pushed, set and popped around the section.
+struct MacroOverride {
+  std::string Name;
+  std::string Definition; ///< "NAME(a) body"; empty: undefined in the section.
+};
+
 /// How the body's barriers wait.
 enum class BarrierStyle {
   Aligned,   ///< bar.sync: every thread of the range reaches every barrier.
@@ -64,9 +71,9 @@ struct FusedSection {
   /// Declarations before the body: template arguments, namespaces, dynamic
   /// shared memory declared outside the kernel, barriers inside macros.
   std::vector<std::string> Declarations;
-  /// Macros another input defines differently: name and this kernel's
-  /// definition, defined before the section and undefined after it.
-  std::vector<std::pair<std::string, std::string>> Macros;
+  /// Macros the section reads that stand otherwise where the fused kernel
+  /// is: the kernel's file defines them differently, or not at all.
+  std::vector<MacroOverride> Macros;
   std::string EndLabel; ///< Empty when the body never returns early.
   /// For ExitAware barriers: the barrier's state and its shared counters.
   std::string ExitAwareBarrier, ExitCounters;
