@@ -13,6 +13,12 @@
 # <name> is OUTPUT_NAME, else FUSION, else the config's name. The step runs
 # again when any of those files or kfuse itself changes, and not otherwise.
 #
+# Files the config lists under `replace:` (the fused file includes them and
+# is compiled in their place, so fused kernels share their __device__ and
+# __constant__ variables) are taken out of TARGET's sources; the function asks
+# kfuse for them when CMake configures, and configures again when the config
+# changes.
+#
 # kfuse parses the kernels with TARGET's own compile commands: the function
 # turns on EXPORT_COMPILE_COMMANDS for TARGET and passes the build
 # directory's compile_commands.json (Makefile and Ninja generators). Files
@@ -21,6 +27,43 @@ if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "kfuse_add_fusion needs CMake 3.20 or later (DEPFILE with Makefiles, "
                       "EXPORT_COMPILE_COMMANDS on a target); this is ${CMAKE_VERSION}")
 endif()
+
+# Takes the files CONFIG replaces out of TARGET's sources.
+function(_kfuse_remove_replaced target config fusion)
+  get_target_property(kfuse_exe kfuse::kfuse LOCATION)
+  set(query "${kfuse_exe}" fuse "${config}" --list-replaced)
+  if(fusion)
+    list(APPEND query --fusion "${fusion}")
+  endif()
+  execute_process(COMMAND ${query} OUTPUT_VARIABLE replaced ERROR_VARIABLE error
+                  RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "kfuse_add_fusion: kfuse cannot read ${config}:\n${error}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${config}")
+  string(STRIP "${replaced}" replaced)
+  if(replaced STREQUAL "")
+    return()
+  endif()
+  string(REPLACE "\n" ";" replaced "${replaced}")
+  get_target_property(sources "${target}" SOURCES)
+  get_target_property(source_dir "${target}" SOURCE_DIR)
+  foreach(file IN LISTS replaced)
+    set(found FALSE)
+    foreach(source IN LISTS sources)
+      get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${source_dir}")
+      if(path STREQUAL file)
+        list(REMOVE_ITEM sources "${source}")
+        set(found TRUE)
+      endif()
+    endforeach()
+    if(NOT found)
+      message(FATAL_ERROR "kfuse_add_fusion: ${config} replaces ${file}, which is not a source "
+                          "of ${target}")
+    endif()
+  endforeach()
+  set_property(TARGET "${target}" PROPERTY SOURCES ${sources})
+endfunction()
 
 function(kfuse_add_fusion)
   cmake_parse_arguments(PARSE_ARGV 0 KFUSE "" "TARGET;CONFIG;FUSION;TUNING;OUTPUT_NAME" "")
@@ -64,6 +107,8 @@ function(kfuse_add_fusion)
   if(CMAKE_CUDA_COMPILER_TOOLKIT_ROOT)
     list(APPEND args "--cuda-path=${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}")
   endif()
+
+  _kfuse_remove_replaced("${KFUSE_TARGET}" "${config}" "${KFUSE_FUSION}")
 
   file(MAKE_DIRECTORY "${dir}")
   add_custom_command(

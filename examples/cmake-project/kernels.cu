@@ -2,8 +2,15 @@
 // mostly works in shared memory. kfuse fuses them side by side.
 #include "kernels.cuh"
 
+// The histogram's range, which the host sets: the fused kernel must read this
+// very variable, so the fused file is compiled in place of this file
+// ('replace:' in blend_stats.yaml).
+__constant__ float c_range = STATS_RANGE;
+
+void set_stats_range(float range) { cudaMemcpyToSymbol(c_range, &range, sizeof range); }
+
 __device__ __forceinline__ int bin_of(float v) {
-  int bin = static_cast<int>((v + STATS_RANGE) * (STATS_BINS / (2.0f * STATS_RANGE)));
+  int bin = static_cast<int>((v + c_range) * (STATS_BINS / (2.0f * c_range)));
   return bin < 0 ? 0 : bin >= STATS_BINS ? STATS_BINS - 1 : bin;
 }
 

@@ -45,14 +45,15 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s [ELEMENTS > 0]\n", argv[0]);
     return 2;
   }
-  const float alpha = 0.25f;
+  const float alpha = 0.25f, range = 3.0f;
+  set_stats_range(range);
   std::vector<float> a(n), b(n), values(n);
   unsigned seed = 12345u;
   auto next = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0f; };
   for (int i = 0; i < n; ++i) {
     a[i] = next();
     b[i] = next();
-    values[i] = (next() - 0.5f) * 2.5f * STATS_RANGE;
+    values[i] = (next() - 0.5f) * 2.5f * range;
   }
 
   Buffers d;

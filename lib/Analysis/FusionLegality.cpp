@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace kfuse {
 namespace {
@@ -34,6 +35,7 @@ public:
 
   void run() {
     const KernelModel &Model = M.Model;
+    checkDeviceVariables();
     checkBody(Model);
     checkReturns(Model);
     if (Model.usesDynamicShared() && M.Spec->AnyBlockSize)
@@ -55,6 +57,24 @@ private:
   void noteInlinedFrom() {
     if (!CallStack.empty())
       report(CallStack.front()->getBeginLoc(), ID::NoteInlinedFrom) << M.Model.Name;
+  }
+
+  /// Variables the program writes that only the same translation unit reaches.
+  void checkDeviceVariables() {
+    if (M.SameUnit)
+      return;
+    for (const clang::VarDecl *V : M.Model.reachedDeviceVariables()) {
+      auto It = M.Variables->find(V);
+      if (It == M.Variables->end() || It->second.Reach != VariableReach::SameUnit)
+        continue;
+      const DeviceVariable &Facts = It->second;
+      // -rdc only joins variables of external linkage, and is already on.
+      bool RdcHelps = !Facts.Relocatable && V->isExternallyVisible();
+      report(V->getLocation(), ID::DeviceVariable)
+          << M.Model.Name << V->getName() << M.Spec->File << !RdcHelps;
+      if (Facts.Writer.isValid())
+        report(Facts.Writer, ID::NoteVariableWriter) << Facts.WrittenBy;
+    }
   }
 
   void reportRejected(const clang::FunctionDecl &F, const Rejection &Why) {
@@ -79,8 +99,6 @@ private:
       report(Sync->getBeginLoc(), ID::GridSync)
           << (Sync->getDirectCallee() ? Sync->getDirectCallee()->getQualifiedNameAsString()
                                       : std::string("sync"));
-    for (const clang::VarDecl *V : Model.DeviceVariables)
-      report(V->getLocation(), ID::DeviceVariable) << M.Model.Name << V->getName();
     if (Diags.errorCount() != Before)
       noteInlinedFrom();
     checkCalls(Model);

@@ -2,6 +2,8 @@
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 
+#include "kfuse/Analysis/DeviceVariables.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
@@ -170,6 +172,8 @@ public:
       Effect.ReadsBuiltins = true;
     else if (E->getDecl()->hasAttr<CUDASharedAttr>())
       Effect.UsesShared = true;
+    else if (const auto *V = dyn_cast<VarDecl>(E->getDecl()); V && isMutableDeviceVariable(*V))
+      Effect.DeviceVariables.insert(V->getCanonicalDecl());
     return true;
   }
   bool VisitVarDecl(VarDecl *D) {
@@ -214,6 +218,7 @@ private:
     Effect.UsesShared |= E.UsesShared;
     Effect.Unknown |= E.Unknown;
     Effect.CooperativeGroups |= E.CooperativeGroups;
+    Effect.DeviceVariables.insert(E.DeviceVariables.begin(), E.DeviceVariables.end());
     if (!Effect.Rejected) {
       Effect.Rejected = E.Rejected;
       Effect.RejectedFunction = E.RejectedFunction;
@@ -385,9 +390,8 @@ private:
       addShared(Var, /*FileScope=*/true);
       return;
     }
-    bool OnDevice = Var->hasAttr<CUDADeviceAttr>() || Var->hasAttr<CUDAConstantAttr>();
-    if (OnDevice && !Var->getType().isConstQualified())
-      Model.DeviceVariables.push_back(Var);
+    if (isMutableDeviceVariable(*Var))
+      Model.DeviceVariables.push_back(Var->getCanonicalDecl());
   }
 
   void addShared(const VarDecl *Var, bool FileScope) {

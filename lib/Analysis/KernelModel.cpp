@@ -91,4 +91,18 @@ std::vector<const CallSite *> KernelModel::callsToInline() const {
   return Result;
 }
 
+std::vector<const clang::VarDecl *> KernelModel::reachedDeviceVariables() const {
+  std::set<const clang::VarDecl *> Found(DeviceVariables.begin(), DeviceVariables.end());
+  for (const CallSite &C : Calls)
+    Found.insert(C.Effect.DeviceVariables.begin(), C.Effect.DeviceVariables.end());
+  std::vector<const clang::VarDecl *> Result(Found.begin(), Found.end());
+  if (Result.empty())
+    return Result;
+  const clang::SourceManager &SM = Result.front()->getASTContext().getSourceManager();
+  std::sort(Result.begin(), Result.end(), [&](const clang::VarDecl *A, const clang::VarDecl *B) {
+    return SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
+  });
+  return Result;
+}
+
 } // namespace kfuse

@@ -11,6 +11,10 @@
 
 namespace kfuse {
 
+bool Config::replaces(const std::string &ResolvedFile) const {
+  return std::find(Replace.begin(), Replace.end(), ResolvedFile) != Replace.end();
+}
+
 const KernelSpec *Config::findKernel(const std::string &Id) const {
   for (const KernelSpec &K : Kernels)
     if (K.Id == Id)
@@ -139,9 +143,10 @@ public:
     if (!Root.IsMap()) {
       problem(ID::ConfigBadValue, positionOf(Root), {"the config", "a mapping with 'kernels' and 'fusions'"});
     } else {
-      checkKeys(Root, "the config", {"kernels", "fusions"});
+      checkKeys(Root, "the config", {"kernels", "fusions", "replace"});
       readKernels(Root, C);
       readFusions(Root, C);
+      readReplace(Root, C);
     }
     if (Problems.empty())
       Result.Value = std::move(C);
@@ -240,6 +245,33 @@ private:
     }
   }
 
+  std::string resolved(const std::string &File) const {
+    std::filesystem::path Dir = std::filesystem::path(Path).parent_path();
+    std::filesystem::path F(File);
+    return (F.is_absolute() || Dir.empty() ? F : Dir / F).lexically_normal().string();
+  }
+
+  /// replace: [FILE, ...], each a file some kernel entry names.
+  void readReplace(const YAML::Node &Root, Config &C) {
+    YAML::Node Files = Root["replace"];
+    if (!Files)
+      return;
+    const char *Expected = "a list of files that kernel entries name";
+    if (!Files.IsSequence()) {
+      problem(ID::ConfigBadValue, positionOf(Files), {"replace", Expected});
+      return;
+    }
+    for (const YAML::Node &F : Files) {
+      std::string File = F.IsScalar() ? resolved(F.Scalar()) : "";
+      bool Named = std::any_of(C.Kernels.begin(), C.Kernels.end(),
+                               [&](const KernelSpec &K) { return K.ResolvedFile == File; });
+      if (!Named)
+        problem(ID::ConfigBadValue, positionOf(F), {"replace", Expected});
+      else if (!C.replaces(File))
+        C.Replace.push_back(File);
+    }
+  }
+
   std::optional<KernelSpec> readKernel(const YAML::Node &N) {
     checkKeys(N, "a kernel entry", {"name", "file", "kernel", "block", "any_block_size", "launch"});
     KernelSpec K;
@@ -252,9 +284,7 @@ private:
       K.Id = *Name;
       K.File = *File;
       K.Kernel = *Kernel;
-      std::filesystem::path Dir = std::filesystem::path(Path).parent_path();
-      std::filesystem::path F(*File);
-      K.ResolvedFile = (F.is_absolute() || Dir.empty() ? F : Dir / F).lexically_normal().string();
+      K.ResolvedFile = resolved(*File);
     }
     Ok &= readBlock(N, K);
     if (YAML::Node Any = N["any_block_size"]) {

@@ -28,6 +28,22 @@ namespace {
 
 using diag::ID;
 
+/// The files under `replace:` that the selected fusions read, absolute.
+int listReplaced(const Config &C, const std::vector<const FusionSpec *> &Fusions,
+                 llvm::raw_ostream &Out) {
+  std::vector<std::string> Files;
+  for (const FusionSpec *F : Fusions)
+    for (const std::string &Id : C.kernelsOf(*F)) {
+      const std::string &File = C.findKernel(Id)->ResolvedFile;
+      std::string Path = absolutePath(File);
+      if (C.replaces(File) && !llvm::is_contained(Files, Path))
+        Files.push_back(Path);
+    }
+  for (const std::string &F : Files)
+    Out << F << "\n";
+  return 0;
+}
+
 class FuseCommand {
 public:
   FuseCommand(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags)
@@ -40,6 +56,8 @@ public:
     std::vector<const FusionSpec *> Fusions = selectFusions(*C, Request.Fusion, Diags);
     if (Fusions.empty())
       return 1;
+    if (Request.ListReplaced)
+      return listReplaced(*C, Fusions, Out);
     std::string OutputPath = outputPath(*C);
     if (Request.Depfile && OutputPath == "-") {
       Diags.report(ID::DepfileNeedsOutput);

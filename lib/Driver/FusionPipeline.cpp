@@ -10,12 +10,25 @@
 #include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace kfuse {
 
 using diag::ID;
 
 namespace {
+
+/// The include of a file the fused file is compiled in place of, after
+/// the macros of the files above that it does not read.
+std::string wholeFile(const std::string &File, const std::string &OutputDir,
+                      const FileRenames &Renames) {
+  std::string Text;
+  for (const std::string &Name : Renames.UndefineBefore)
+    Text += "#undef " + Name + "\n";
+  std::filesystem::path Target = std::filesystem::absolute(File).lexically_normal();
+  std::filesystem::path From = std::filesystem::absolute(OutputDir).lexically_normal();
+  return Text + "#include \"" + Target.lexically_relative(From).generic_string() + "\"\n";
+}
 
 /// Every kernel from thread 0: the block is the largest kernel's, and each
 /// kernel keeps its barrier id.
@@ -47,9 +60,12 @@ void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
     }
     Resolved.push_back(Ok);
   }
-  std::vector<clang::ASTUnit *> Units;
+  std::stable_partition(Inputs.begin(), Inputs.end(), [&](const auto &In) {
+    return C.replaces(In.first->ResolvedFile);
+  });
+  std::vector<std::pair<clang::ASTUnit *, const DeviceVariables *>> Units;
   for (const auto &[Spec, Unit] : Inputs)
-    Units.push_back(Unit);
+    Units.push_back({Unit, DeviceVariablesOf.at(Unit).get()});
   Renames = planFileRenames(Units, Names, Diags);
   for (std::vector<FusionMember> &Members : AllMembers)
     for (FusionMember &M : Members)
@@ -81,8 +97,14 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
   std::shared_ptr<FunctionModels> &Helpers = HelperModels[Unit];
   if (!Helpers)
     Helpers = std::make_shared<FunctionModels>(*Unit, Parser.rejected(*Unit));
-  return FusionMember{&K, Unit, analyzeKernel(*Unit, *Found.Kernel, Parser.rejected(*Unit)),
-                      Helpers};
+  auto &Variables = DeviceVariablesOf[Unit];
+  if (!Variables)
+    Variables = std::make_shared<const std::map<const clang::VarDecl *, DeviceVariable>>(
+        analyzeDeviceVariables(*Unit));
+  FusionMember M{&K, Unit, analyzeKernel(*Unit, *Found.Kernel, Parser.rejected(*Unit)), Helpers};
+  M.Variables = Variables;
+  M.SameUnit = C.replaces(K.ResolvedFile);
+  return M;
 }
 
 void FusionPipeline::reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit,
@@ -248,16 +270,21 @@ bool FusionPipeline::respectsLaunchBounds(const std::vector<FusionMember> &Membe
 }
 
 
-std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, bool KeepKernels) {
+std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use) {
   std::vector<Preamble> Result;
   const FileRenames None;
   // Preambles share one file; with their kernels each is a file of its own.
   PreambleHistory Shared;
   for (const auto &[Spec, Unit] : Inputs) {
+    const FileRenames &Renamed = Use == PreambleUse::Originals ? None : *Renames.at(Unit);
+    if (Use == PreambleUse::Fused && C.replaces(Spec->ResolvedFile)) {
+      Result.push_back({Spec->File, wholeFile(Spec->ResolvedFile, OutputDir, Renamed), true});
+      continue;
+    }
     PreambleHistory Alone;
     if (std::optional<ExtractedPreamble> P =
-            extractPreamble(*Unit, OutputDir, KeepKernels ? None : *Renames.at(Unit), Diags,
-                            KeepKernels ? Alone : Shared, KeepKernels))
+            extractPreamble(*Unit, OutputDir, Renamed, *DeviceVariablesOf.at(Unit), Diags,
+                            Use == PreambleUse::Originals ? Alone : Shared, Use))
       Result.push_back({Spec->File, std::move(P->Text)});
   }
   return Result;

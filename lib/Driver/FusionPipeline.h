@@ -14,6 +14,7 @@
 #include "kfuse/Emission/FusedFile.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
+#include "kfuse/Transforms/PreambleExtractor.h"
 
 #include <map>
 #include <memory>
@@ -51,12 +52,15 @@ public:
   /// The fused kernel of fusion \p I, or nothing if it cannot be fused.
   std::optional<FusedKernel> fuse(size_t I, const FusionLayout &Layout = {});
 
-  /// One preamble per input file, in the order the config names them; with
-  /// \p KeepKernels the kernels stay and nothing is renamed (each file then
-  /// compiles on its own).
-  std::vector<Preamble> preambles(const std::string &OutputDir, bool KeepKernels = false);
+  /// One preamble per input file, in the order of inputs(), for \p Use. In
+  /// the fused file, a file the config replaces is included whole; for the
+  /// tuning harness, nothing is renamed with PreambleUse::Originals (each
+  /// file then compiles on its own).
+  std::vector<Preamble> preambles(const std::string &OutputDir,
+                                  PreambleUse Use = PreambleUse::Fused);
 
-  /// The input files, each once, in the order the config names them.
+  /// The input files, each once: those the config replaces first (their
+  /// symbols cannot be renamed), then in the order the config names them.
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> inputs() const;
 
 private:
@@ -69,6 +73,9 @@ private:
   // Kept until printing: the models point into the parsed units.
   std::vector<std::vector<FusionMember>> AllMembers;
   std::map<clang::ASTUnit *, std::shared_ptr<FunctionModels>> HelperModels;
+  std::map<clang::ASTUnit *,
+           std::shared_ptr<const std::map<const clang::VarDecl *, DeviceVariable>>>
+      DeviceVariablesOf;
   std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> Renames;
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
 

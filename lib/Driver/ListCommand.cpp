@@ -9,6 +9,7 @@
 
 #include "Support.h"
 
+#include "kfuse/Analysis/DeviceVariables.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/MemoryAccess.h"
 #include "kfuse/Diagnostics/Reporter.h"
@@ -30,7 +31,8 @@ using namespace clang;
 class KernelLister {
 public:
   KernelLister(ASTUnit &Unit, const RejectedCode &Rejected, llvm::raw_ostream &OS)
-      : Unit(Unit), Rejected(Rejected), SM(Unit.getSourceManager()), OS(OS) {}
+      : Unit(Unit), Rejected(Rejected), Variables(analyzeDeviceVariables(Unit)),
+        SM(Unit.getSourceManager()), OS(OS) {}
 
   /// Function bodies Clang rejects, which only matter to kernels that need them.
   void listRejected() {
@@ -60,6 +62,7 @@ public:
     OS << "  dynamic shared memory: " << dynamicShared(M) << "\n";
     OS << "  early returns: " << returns(M) << "\n";
     OS << "  calls: " << calls(M) << "\n";
+    OS << "  device variables: " << deviceVariables(M) << "\n";
     OS << "  grid: " << grid(M) << "\n";
     if (const FunctionTemplateDecl *T = Kernel.getDescribedFunctionTemplate())
       OS << "  instantiations: " << instantiations(*T) << "\n";
@@ -82,6 +85,7 @@ public:
 private:
   ASTUnit &Unit;
   const RejectedCode &Rejected;
+  std::map<const VarDecl *, DeviceVariable> Variables;
   SourceManager &SM;
   llvm::raw_ostream &OS;
 
@@ -207,6 +211,35 @@ private:
     std::string S;
     for (const auto &[Callee, Effect] : ByCallee)
       S += (S.empty() ? "" : ", ") + Callee + " (" + Effect + ")";
+    return S.empty() ? "none" : S;
+  }
+
+  /// How a fused file in another translation unit reaches each mutable
+  /// __device__/__constant__ variable the kernel reads, itself or in a call.
+  std::string deviceVariables(const KernelModel &M) const {
+    std::string S;
+    for (const VarDecl *V : M.reachedDeviceVariables()) {
+      auto It = Variables.find(V);
+      if (It == Variables.end())
+        continue;
+      const DeviceVariable &Facts = It->second;
+      std::string How;
+      switch (Facts.Reach) {
+      case VariableReach::Copy:
+        How = "never written: the fused file copies it";
+        break;
+      case VariableReach::Extern:
+        How = "the fused file declares it extern (relocatable device code)";
+        break;
+      case VariableReach::SameUnit:
+        How = Facts.WrittenBy + " (line " + std::to_string(line(Facts.Writer)) +
+              "): fusing needs " + (Facts.Relocatable || !V->isExternallyVisible()
+                                        ? std::string("'replace:'")
+                                        : std::string("-rdc=true or 'replace:'"));
+        break;
+      }
+      S += (S.empty() ? "" : "; ") + V->getNameAsString() + " (" + How + ")";
+    }
     return S.empty() ? "none" : S;
   }
 

@@ -219,7 +219,7 @@ private:
     std::map<std::string, std::string> Files;
     std::vector<TuneFusion> Fusions;
     std::map<const clang::ASTUnit *, std::vector<TuneKernel>> Natives;
-    std::vector<Preamble> Preambles = Pipeline.preambles(Dir);
+    std::vector<Preamble> Preambles = Pipeline.preambles(Dir, PreambleUse::Measured);
     for (size_t I = 0; I < Pipeline.size(); ++I) {
       const FusionSpec &F = Pipeline.fusion(I);
       const std::vector<FusionMember> &Members = Pipeline.members(I);
@@ -273,7 +273,7 @@ private:
     }
     if (Diags.errorCount() != 0)
       return false;
-    std::vector<Preamble> Originals = Pipeline.preambles(Dir, /*KeepKernels=*/true);
+    std::vector<Preamble> Originals = Pipeline.preambles(Dir, PreambleUse::Originals);
     std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs = Pipeline.inputs();
     for (size_t I = 0; I < Inputs.size() && I < Originals.size(); ++I)
       Files["originals_" + std::to_string(I) + ".cu"] =

@@ -341,12 +341,15 @@ std::string printFusedFile(const FusedFile &File) {
      << "// change the config or the kernels and run kfuse again.\n\n"
      << "#include <cuda_runtime.h>\n\n";
   for (const Preamble &P : File.Preambles) {
-    OS << "// ---- Declarations from " << P.Origin
-       << ", without its kernels and host code ----\n";
+    if (P.Whole)
+      OS << "// ---- " << P.Origin << ", whole: this file is compiled in its place ----\n";
+    else
+      OS << "// ---- Declarations from " << P.Origin
+         << ", without its kernels and host code ----\n";
     OS << P.Text;
     if (!P.Text.empty() && P.Text.back() != '\n')
       OS << "\n";
-    OS << "// ---- End of declarations from " << P.Origin << " ----\n\n";
+    OS << "// ---- End of " << (P.Whole ? "" : "declarations from ") << P.Origin << " ----\n\n";
   }
   std::string Generated;
   llvm::raw_string_ostream GS(Generated);

@@ -8,6 +8,7 @@
 #include "clang/Basic/Version.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/Path.h"
 
@@ -21,13 +22,79 @@ namespace {
 /// headers a newer CUDA toolkit dropped but Clang's wrappers still include.
 constexpr const char *ShimDir = "/kfuse-virtual/cuda-shims";
 
+/// Files the database does not list (headers, a source the build no longer
+/// compiles because kfuse's output replaces it) borrow the command of their
+/// nearest neighbour, as clangd does. The command is taken as written, only
+/// the file swapped: Clang's interpolation would re-read nvcc's options
+/// with Clang's option table and lose their values.
+class BorrowingDatabase : public clang::tooling::CompilationDatabase {
+public:
+  explicit BorrowingDatabase(std::unique_ptr<clang::tooling::CompilationDatabase> Inner)
+      : Inner(std::move(Inner)) {}
+
+  std::vector<clang::tooling::CompileCommand>
+  getCompileCommands(llvm::StringRef File) const override {
+    std::vector<clang::tooling::CompileCommand> Own = Inner->getCompileCommands(File);
+    if (!Own.empty())
+      return Own;
+    std::string Neighbour = nearest(File);
+    std::vector<clang::tooling::CompileCommand> Borrowed = Inner->getCompileCommands(Neighbour);
+    for (clang::tooling::CompileCommand &C : Borrowed) {
+      for (std::string &Arg : C.CommandLine)
+        if (Arg == C.Filename || absoluteIn(C.Directory, Arg) == Neighbour)
+          Arg = File.str();
+      C.Filename = File.str();
+      C.Heuristic = "borrowed from " + Neighbour;
+    }
+    return Borrowed;
+  }
+  std::vector<std::string> getAllFiles() const override { return Inner->getAllFiles(); }
+
+private:
+  std::unique_ptr<clang::tooling::CompilationDatabase> Inner;
+
+  static std::string absoluteIn(llvm::StringRef Dir, llvm::StringRef Path) {
+    llvm::SmallString<256> Result(Path);
+    if (!llvm::sys::path::is_absolute(Result))
+      Result = (Dir + "/" + Path).str();
+    llvm::sys::path::remove_dots(Result, /*remove_dot_dot=*/true);
+    return std::string(Result);
+  }
+
+  /// The listed file sharing the longest leading part of the path, a file
+  /// of the same extension first.
+  std::string nearest(llvm::StringRef File) const {
+    std::string Best;
+    std::pair<bool, size_t> BestScore{false, 0};
+    for (const std::string &Candidate : Inner->getAllFiles()) {
+      size_t Common = 0;
+      while (Common < Candidate.size() && Common < File.size() && Candidate[Common] == File[Common])
+        ++Common;
+      std::pair<bool, size_t> Score{llvm::sys::path::extension(Candidate) ==
+                                        llvm::sys::path::extension(File),
+                                    Common};
+      if (Best.empty() || Score > BestScore) {
+        Best = Candidate;
+        BestScore = Score;
+      }
+    }
+    return Best;
+  }
+};
+
 std::unique_ptr<clang::tooling::CompilationDatabase>
 loadDatabase(const ParserOptions &Options, std::string &Error) {
   using namespace clang::tooling;
   if (!Options.BuildDir)
     return std::make_unique<FixedCompilationDatabase>(".", Options.ExtraArgs);
+  // The JSON file itself: the plugin behind loadFromDirectory would already
+  // interpolate missing files with Clang's option table.
+  llvm::SmallString<256> Json(*Options.BuildDir);
+  llvm::sys::path::append(Json, "compile_commands.json");
   std::unique_ptr<CompilationDatabase> DB =
-      CompilationDatabase::loadFromDirectory(*Options.BuildDir, Error);
+      llvm::sys::fs::exists(Json)
+          ? JSONCompilationDatabase::loadFromFile(Json, Error, JSONCommandLineSyntax::AutoDetect)
+          : CompilationDatabase::loadFromDirectory(*Options.BuildDir, Error);
   if (!DB)
     return nullptr;
   // A malformed compile_commands.json loads as an empty database; say so
@@ -36,9 +103,7 @@ loadDatabase(const ParserOptions &Options, std::string &Error) {
     Error = "its compile_commands.json lists no files or is malformed";
     return nullptr;
   }
-  // Files the database does not list (headers, new sources) borrow the
-  // command of their nearest neighbour, as clangd does.
-  return inferMissingCompileCommands(std::move(DB));
+  return std::make_unique<BorrowingDatabase>(std::move(DB));
 }
 
 /// The one command ClangTool runs for a file, prepared by the parser.

@@ -41,11 +41,11 @@ enum class IncludeMode {
 
 class Extractor {
 public:
-  Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames, Reporter &Diags,
-            bool KeepKernels)
+  Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames,
+            const DeviceVariables &Variables, Reporter &Diags, PreambleUse Use)
       : Unit(Unit), SM(Unit.getSourceManager()), Rewriter(SM, Unit.getLangOpts()),
-        OutputDir(std::move(OutputDir)), Renames(Renames), Diags(Diags),
-        KeepKernels(KeepKernels) {}
+        OutputDir(std::move(OutputDir)), Renames(Renames), Variables(Variables), Diags(Diags),
+        Use(Use) {}
 
   /// What the preamble keeps at namespace scope, without writing it.
   std::map<std::string, SourceLocation> definitions() {
@@ -77,8 +77,9 @@ private:
   clang::Rewriter Rewriter;
   std::string OutputDir;
   const FileRenames &Renames;
+  const DeviceVariables &Variables;
   Reporter &Diags;
-  bool KeepKernels;
+  PreambleUse Use;
   ExtractedPreamble Result;
   std::vector<CharSourceRange> Dropped;
   /// Files holding a definition the fused file must leave out because the
@@ -157,7 +158,7 @@ private:
     const auto *F = Template ? Template->getTemplatedDecl() : dyn_cast<FunctionDecl>(D);
     if (F) {
       if (F->hasAttr<CUDAGlobalAttr>()) {
-        if (KeepKernels)
+        if (Use == PreambleUse::Originals)
           return;
         if (Template)
           dropExplicitInstantiations(*Template);
@@ -170,6 +171,8 @@ private:
       return keep(F);
     }
     if (const auto *V = dyn_cast<VarDecl>(D)) {
+      if (isMutableDeviceVariable(*V))
+        return deviceVariable(*V);
       bool Shared = V->hasAttr<CUDASharedAttr>();
       if (!Shared && !V->getType().isConstQualified() && !V->isConstexpr())
         return drop(D, "mutable variable '" + V->getQualifiedNameAsString() + "' left out");
@@ -179,6 +182,44 @@ private:
     if (const auto *Named = dyn_cast<NamedDecl>(D); Named && isa<TagDecl, TypedefNameDecl,
                                                          ClassTemplateDecl>(D))
       keep(Named);
+  }
+
+  /// A copy (static, so the original object keeps its own), an extern
+  /// declaration of the original, or nothing, as analysis found.
+  void deviceVariable(const VarDecl &V) {
+    if (Use != PreambleUse::Fused)
+      return keep(&V); // The module's own: each harness module stands alone.
+    auto It = Variables.find(V.getCanonicalDecl());
+    VariableReach Reach = It == Variables.end() ? VariableReach::SameUnit : It->second.Reach;
+    std::string Name = V.getQualifiedNameAsString();
+    switch (Reach) {
+    case VariableReach::Copy:
+      makeInternal(V);
+      return keep(&V);
+    case VariableReach::Extern:
+      return declareExtern(V);
+    case VariableReach::SameUnit:
+      return drop(&V, "variable '" + Name + "' left out: the program writes it, and only its "
+                      "own translation unit sees the writes");
+    }
+  }
+
+  /// `extern __constant__ float t[4];` in place of the definition: the
+  /// device linker joins it to the original object's variable.
+  void declareExtern(const VarDecl &V) {
+    if (!V.isThisDeclarationADefinition())
+      return; // Already a declaration.
+    CharSourceRange Whole = wholeDecl(&V);
+    SourceLocation End = Whole.getEnd();
+    if (const Expr *Init = V.getInit())
+      End = SM.getExpansionLoc(Init->getBeginLoc());
+    llvm::StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(Whole.getBegin(), End),
+                                                SM, Unit.getLangOpts());
+    Text = Text.trim().rtrim(";").rtrim().rtrim("=").rtrim().rtrim("{").rtrim();
+    std::string Declaration = (Text.starts_with("extern") ? "" : "extern ") + Text.str() + ";";
+    DefinesTwice.insert(fileOf(&V));
+    Rewriter.ReplaceText(Whole, "// kfuse: the original object defines '" +
+                                    V.getQualifiedNameAsString() + "'.\n" + Declaration);
   }
 
   void keep(const NamedDecl *D) {
@@ -263,6 +304,7 @@ private:
     if (!F.isThisDeclarationADefinition() || F.isInlined() || isa<CXXMethodDecl>(F) ||
         F.getStorageClass() == SC_Static || !F.isExternallyVisible())
       return;
+    DefinesTwice.insert(fileOf(&F)); // nvcc gives device functions host symbols too.
     if (const LinkageSpecDecl *Spec = bracelessLinkage(&F))
       return replaceLinkage(*Spec, "[[maybe_unused]] static inline ");
     Rewriter.InsertTextBefore(wholeDecl(&F).getBegin(), "[[maybe_unused]] static inline ");
@@ -273,6 +315,7 @@ private:
   void makeInternal(const VarDecl &V) {
     if (!definedForLinker(&V))
       return;
+    DefinesTwice.insert(fileOf(&V));
     if (const LinkageSpecDecl *Spec = bracelessLinkage(&V))
       return replaceLinkage(*Spec, "static ");
     SourceLocation Begin = wholeDecl(&V).getBegin();
@@ -490,15 +533,17 @@ std::vector<std::string> macrosToUndefine(const std::map<std::string, UserMacro>
 } // namespace
 
 std::map<const ASTUnit *, std::shared_ptr<const FileRenames>>
-planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags) {
+planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>> &Units,
+                NameAllocator &Names, Reporter &Diags) {
   std::map<const ASTUnit *, std::shared_ptr<FileRenames>> Plan;
   std::set<std::string> Defined;
   std::map<std::string, UserMacro> Macros; // Defined after the preambles so far.
   const FileRenames None;
-  for (ASTUnit *Unit : Units) {
+  for (const auto &[Unit, Variables] : Units) {
     auto Renames = std::make_shared<FileRenames>();
     std::set<std::string> Clashing;
-    for (const auto &[Name, Loc] : Extractor(*Unit, ".", None, Diags, false).definitions())
+    for (const auto &[Name, Loc] :
+         Extractor(*Unit, ".", None, *Variables, Diags, PreambleUse::Fused).definitions())
       if (!Defined.insert(Name).second)
         Clashing.insert(Name);
     // Overloads and templates of one name keep sharing one name.
@@ -532,9 +577,10 @@ planFileRenames(const std::vector<ASTUnit *> &Units, NameAllocator &Names, Repor
 }
 
 std::optional<ExtractedPreamble> extractPreamble(ASTUnit &Unit, const std::string &OutputDir,
-                                                 const FileRenames &Renames, Reporter &Diags,
-                                                 PreambleHistory &History, bool KeepKernels) {
-  return Extractor(Unit, OutputDir, Renames, Diags, KeepKernels).run(History);
+                                                 const FileRenames &Renames,
+                                                 const DeviceVariables &Variables, Reporter &Diags,
+                                                 PreambleHistory &History, PreambleUse Use) {
+  return Extractor(Unit, OutputDir, Renames, Variables, Diags, Use).run(History);
 }
 
 } // namespace kfuse

@@ -46,6 +46,10 @@ cl::opt<std::string> Depfile("depfile", cl::desc("Also write the files the outpu
 cl::opt<std::string> Tuning("tuning", cl::desc("Lay each fusion out as kfuse tune's measurements "
                                                "chose"),
                             cl::value_desc("results.json"), cl::sub(Fuse), cl::cat(Category));
+cl::opt<bool> ListReplaced("list-replaced",
+                           cl::desc("Only print the files the fused file is compiled in place of "
+                                    "('replace:' in the config), one per line"),
+                           cl::sub(Fuse), cl::cat(Category));
 cl::opt<std::string> Bundle("bundle", cl::desc("Directory for the tuning harness (default: "
                                                "<config>.tune)"),
                             cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
@@ -122,6 +126,7 @@ int main(int argc, const char **argv) {
     Request.Header = Given(Header);
     Request.Depfile = Given(Depfile);
     Request.Tuning = Given(Tuning);
+    Request.ListReplaced = ListReplaced;
     return kfuse::runFuse(Settings, Request, Diags, outs());
   }
   if (Tune) {

@@ -2,6 +2,7 @@
 #ifndef KFUSE_ANALYSIS_FUSIONLEGALITY_H
 #define KFUSE_ANALYSIS_FUSIONLEGALITY_H
 
+#include "kfuse/Analysis/DeviceVariables.h"
 #include "kfuse/Analysis/FileSymbols.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
@@ -25,6 +26,13 @@ struct FusionMember {
   std::shared_ptr<FunctionModels> Helpers;
   /// What the kernel's file renames beside the other input files.
   std::shared_ptr<const FileRenames> Renames = std::make_shared<const FileRenames>();
+  /// The mutable device variables of the kernel's file, and how a fused
+  /// file reaches each.
+  std::shared_ptr<const std::map<const clang::VarDecl *, DeviceVariable>> Variables =
+      std::make_shared<const std::map<const clang::VarDecl *, DeviceVariable>>();
+  /// The fused file is compiled in place of the kernel's file (`replace:`),
+  /// so it reaches every variable of that file.
+  bool SameUnit = false;
 };
 
 /// Whether the threads of \p Model that return early must keep arriving at

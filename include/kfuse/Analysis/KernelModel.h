@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,9 @@ struct CalleeEffect {
   bool Unknown = false;       ///< Somewhere a user function without a body.
   bool CooperativeGroups = false;
   bool InSystemHeader = false; ///< The callee belongs to the toolkit, not the project.
+  /// Mutable __device__, __constant__ and __managed__ variables it reads or
+  /// writes, by their canonical declarations.
+  std::set<const clang::VarDecl *> DeviceVariables;
   /// A function it reaches whose body Clang rejects, and why; null for none.
   const clang::FunctionDecl *RejectedFunction = nullptr;
   const Rejection *Rejected = nullptr;
@@ -128,7 +132,8 @@ struct KernelModel {
   std::vector<AsmBarrier> AsmBarriers;
   /// Calls to cooperative groups' grid-wide synchronization.
   std::vector<const clang::CallExpr *> GridSyncs;
-  /// Mutable __device__ or __constant__ variables outside the kernel that it reads or writes.
+  /// Mutable __device__, __constant__ or __managed__ variables outside the
+  /// kernel that its own body reads or writes, by canonical declaration.
   std::vector<const clang::VarDecl *> DeviceVariables;
   /// Preprocessor branches inside the body that were not compiled.
   std::vector<clang::SourceRange> SkippedBranches;
@@ -148,6 +153,9 @@ struct KernelModel {
   std::vector<unsigned> asmBarrierIds() const;
   /// Calls whose bodies must be inlined.
   std::vector<const CallSite *> callsToInline() const;
+  /// The device variables it reaches, itself or through what it calls, in
+  /// source order.
+  std::vector<const clang::VarDecl *> reachedDeviceVariables() const;
 };
 
 } // namespace kfuse

@@ -126,6 +126,13 @@ struct Config {
   std::string Path; ///< The config file, as given on the command line.
   std::vector<KernelSpec> Kernels;
   std::vector<FusionSpec> Fusions;
+  /// Kernel files (resolved like a kernel entry's) that the fused file is
+  /// compiled in place of: it includes each whole, so its kernels use the
+  /// very __device__ and __constant__ variables the host code writes.
+  std::vector<std::string> Replace;
+
+  /// Whether the fused file is compiled in place of \p ResolvedFile.
+  bool replaces(const std::string &ResolvedFile) const;
 
   const KernelSpec *findKernel(const std::string &Id) const;
   const FusionSpec *findFusion(const std::string &Name) const;

@@ -40,6 +40,9 @@ struct FuseRequest {
   std::optional<std::string> Depfile;
   /// kfuse tune's measurements: each fusion takes the variant they chose.
   std::optional<std::string> Tuning;
+  /// Only print, one per line, the absolute paths of the files the fused
+  /// file replaces (for a build system, before anything is built).
+  bool ListReplaced = false;
 };
 
 /// Writes the fused source of the requested fusions; nothing is written when

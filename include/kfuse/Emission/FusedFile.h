@@ -107,6 +107,8 @@ struct FusedKernel {
 struct Preamble {
   std::string Origin;
   std::string Text;
+  /// The file is included whole: the fused file is compiled in its place.
+  bool Whole = false;
 };
 
 struct FusedFile {

@@ -17,6 +17,7 @@
 #ifndef KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
 #define KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
 
+#include "kfuse/Analysis/DeviceVariables.h"
 #include "kfuse/Analysis/FileSymbols.h"
 
 #include "clang/Frontend/ASTUnit.h"
@@ -40,6 +41,22 @@ struct ExtractedPreamble {
 class NameAllocator;
 class Reporter;
 
+/// Where a preamble goes, which decides what it keeps.
+enum class PreambleUse {
+  /// The fused file, linked beside the original objects: kernels, host
+  /// code and what the objects define are left out; device variables are
+  /// copied, declared extern or left out as analysis found.
+  Fused,
+  /// A module of kfuse tune's harness, alone in its program: every device
+  /// variable is its own (the harness runs no host code that fills them).
+  /// \p Originals keeps the kernels too.
+  Measured,
+  Originals,
+};
+
+/// The device variables of a file, and how a fused file reaches each.
+using DeviceVariables = std::map<const clang::VarDecl *, DeviceVariable>;
+
 /// What the preambles of earlier input files brought in, so that a later
 /// one does not repeat a header without an include guard.
 struct PreambleHistory {
@@ -51,16 +68,17 @@ struct PreambleHistory {
 /// fresh names, and macros that two files define differently are undefined
 /// after each preamble and redefined around that file's kernels.
 std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>>
-planFileRenames(const std::vector<clang::ASTUnit *> &Units, NameAllocator &Names, Reporter &Diags);
+planFileRenames(const std::vector<std::pair<clang::ASTUnit *, const DeviceVariables *>> &Units,
+                NameAllocator &Names, Reporter &Diags);
 
-/// The preamble of \p Unit (with \p KeepKernels, its kernels too, for a file
-/// that launches the originals), placed after the preambles \p History
-/// describes, which it extends; null when \p Renames cannot be applied (a
-/// symbol to rename is spelled in a macro of another file), which is reported.
+/// The preamble of \p Unit for \p Use, placed after the preambles
+/// \p History describes, which it extends; null when \p Renames cannot be
+/// applied (a symbol to rename is spelled in a macro of another file),
+/// which is reported.
 std::optional<ExtractedPreamble> extractPreamble(clang::ASTUnit &Unit, const std::string &OutputDir,
-                                                 const FileRenames &Renames, Reporter &Diags,
-                                                 PreambleHistory &History,
-                                                 bool KeepKernels = false);
+                                                 const FileRenames &Renames,
+                                                 const DeviceVariables &Variables, Reporter &Diags,
+                                                 PreambleHistory &History, PreambleUse Use);
 
 } // namespace kfuse
 
