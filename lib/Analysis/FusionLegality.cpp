@@ -38,8 +38,12 @@ public:
     checkDeviceVariables();
     checkBody(Model);
     checkReturns(Model);
-    if (Model.usesDynamicShared() && M.Spec->AnyBlockSize)
+    if (auto [Var, Helper] = Model.dynamicShared(); Var && M.Spec->AnyBlockSize) {
       report(Model.Decl->getLocation(), ID::DynamicSharedResizable) << Model.Name;
+      if (Helper)
+        report(Var->getLocation(), ID::NoteDynamicSharedHere)
+            << Helper->getQualifiedNameAsString() << Var->getName();
+    }
   }
 
 private:
@@ -77,6 +81,15 @@ private:
     }
   }
 
+  void reportGroupCall(const clang::CallExpr &Call, const GroupCall &What) {
+    std::string Name = Call.getDirectCallee() ? Call.getDirectCallee()->getQualifiedNameAsString()
+                                              : std::string("sync");
+    if (What.Kind == GroupCallKind::GridSync)
+      report(Call.getBeginLoc(), ID::GridSync) << Name;
+    else
+      report(Call.getBeginLoc(), ID::KernelThisThreadBlock) << Name << What.Why;
+  }
+
   void reportRejected(const clang::FunctionDecl &F, const Rejection &Why) {
     report(Why.Loc, ID::ClangRejects) << M.Model.Name << F.getQualifiedNameAsString()
                                       << CLANG_VERSION_STRING << (&F != M.Model.Decl)
@@ -96,9 +109,9 @@ private:
       report(Model.SkippedBranches.front().getBegin(), ID::ConditionalInKernel) << Model.Name;
     checkBarriers(Model);
     for (const clang::CallExpr *Sync : Model.GridSyncs)
-      report(Sync->getBeginLoc(), ID::GridSync)
-          << (Sync->getDirectCallee() ? Sync->getDirectCallee()->getQualifiedNameAsString()
-                                      : std::string("sync"));
+      reportGroupCall(*Sync, {GroupCallKind::GridSync, {}, 0, ""});
+    for (const GroupRefusal &R : Model.GroupRefusals)
+      reportGroupCall(*R.Call, {GroupCallKind::Unsupported, {}, 0, R.Why});
     if (Diags.errorCount() != Before)
       noteInlinedFrom();
     checkCalls(Model);
@@ -138,9 +151,8 @@ private:
       return "kfuse cannot see its definition";
     if (std::find(Stack.begin(), Stack.end(), F->getDefinition()) != Stack.end())
       return "it calls itself, and only functions that end can be inlined";
-    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(F);
-        Method && !Method->isStatic())
-      return "it is a member function";
+    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(F); Method && Method->isVirtual())
+      return "it is virtual, so the call may run another function";
     if (F->isVariadic())
       return "it takes a variable number of arguments";
     if (F->getReturnType()->isReferenceType())
@@ -160,9 +172,10 @@ private:
       if (C.Effect.Rejected) {
         reportRejected(*C.Effect.RejectedFunction, *C.Effect.Rejected);
         report(Loc, ID::NoteCalledFrom) << Callee;
-      } else if (C.Effect.CooperativeGroups) {
-        report(Loc, ID::KernelThisThreadBlock) << Callee;
-        noteInlinedFrom();
+      } else if (C.Effect.GroupCall && !C.Effect.touchesBlock()) {
+        // Reported where it happens; an inlined function's own body says it below.
+        reportGroupCall(*C.Effect.GroupCall, C.Effect.Group);
+        report(Loc, ID::NoteCalledFrom) << Callee;
       } else if (C.Effect.touchesBlock()) {
         if (std::optional<std::string> Why = obstacle(C)) {
           report(Loc, ID::CallNotInlinable) << Callee << touches(C.Effect) << *Why;

@@ -2,6 +2,7 @@
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 
+#include "kfuse/Analysis/CooperativeGroups.h"
 #include "kfuse/Analysis/DeviceVariables.h"
 
 #include "clang/AST/ASTContext.h"
@@ -106,41 +107,6 @@ AsmBarrier parseAsmBarrier(const GCCAsmStmt &Asm) {
   return Result;
 }
 
-/// What a cooperative-groups call does to the block.
-enum class GroupCall { None, Handle, BlockSync, GridSync, Other };
-
-bool isGroupType(QualType T, StringRef Name) {
-  const CXXRecordDecl *R = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return R && R->getIdentifier() && R->getName() == Name &&
-         StringRef(R->getQualifiedNameAsString()).starts_with("cooperative_groups::");
-}
-
-bool isCooperativeGroups(const FunctionDecl *F) {
-  return StringRef(F->getQualifiedNameAsString()).starts_with("cooperative_groups::");
-}
-
-GroupCall groupCall(const CallExpr &Call) {
-  const FunctionDecl *F = Call.getDirectCallee();
-  if (!F || !isCooperativeGroups(F))
-    return GroupCall::None;
-  StringRef Name = calleeName(F);
-  if (Name == "this_thread_block" || Name == "this_grid")
-    return GroupCall::Handle; // Only what the handle is used for matters.
-  // block.sync() (a static member in CUDA 13) or cg::sync(block).
-  QualType Group;
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(F))
-    Group = QualType(Method->getParent()->getTypeForDecl(), 0);
-  else if (Name == "sync" && Call.getNumArgs() == 1)
-    Group = Call.getArg(0)->IgnoreParenImpCasts()->getType();
-  if (Name == "sync" && !Group.isNull()) {
-    if (isGroupType(Group, "thread_block"))
-      return GroupCall::BlockSync;
-    if (isGroupType(Group, "grid_group"))
-      return GroupCall::GridSync;
-  }
-  return GroupCall::Other;
-}
-
 /// Summarises what called functions do, following calls through their bodies.
 class EffectFinder {
 public:
@@ -171,13 +137,14 @@ public:
     if (builtinVar(E->getDecl()))
       Effect.ReadsBuiltins = true;
     else if (E->getDecl()->hasAttr<CUDASharedAttr>())
-      Effect.UsesShared = true;
+      noteShared(cast<VarDecl>(E->getDecl()));
     else if (const auto *V = dyn_cast<VarDecl>(E->getDecl()); V && isMutableDeviceVariable(*V))
       Effect.DeviceVariables.insert(V->getCanonicalDecl());
     return true;
   }
   bool VisitVarDecl(VarDecl *D) {
-    Effect.UsesShared |= D->hasAttr<CUDASharedAttr>();
+    if (D->hasAttr<CUDASharedAttr>())
+      noteShared(D);
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
@@ -187,14 +154,26 @@ public:
       return true;
     }
     StringRef Name = calleeName(Callee);
-    GroupCall Group = groupCall(*Call);
-    if (Group == GroupCall::BlockSync)
+    GroupCall Group = classifyGroupCall(*Call);
+    switch (Group.Kind) {
+    case GroupCallKind::BlockSync:
       Effect.Synchronizes = true;
-    else if (Group == GroupCall::GridSync || Group == GroupCall::Other)
-      Effect.CooperativeGroups = true;
-    else if (Group == GroupCall::Handle)
       return true;
-    else if (barrierKind(Name))
+    case GroupCallKind::BlockQuery:
+      Effect.ReadsBuiltins = true;
+      return true;
+    case GroupCallKind::GridSync:
+    case GroupCallKind::Unsupported:
+      if (!Effect.GroupCall)
+        Effect.GroupCall = Call, Effect.Group = Group;
+      return true;
+    case GroupCallKind::Handle:
+    case GroupCallKind::WarpLocal:
+      return true;
+    case GroupCallKind::None:
+      break;
+    }
+    if (barrierKind(Name))
       Effect.Synchronizes = true;
     else if (readsThreadRegister(Name))
       Effect.ReadsBuiltins = true;
@@ -212,12 +191,21 @@ private:
   EffectFinder &Finder;
   CalleeEffect &Effect;
 
+  void noteShared(const VarDecl *V) {
+    Effect.UsesShared = true;
+    if (!Effect.DynamicShared && V->getType()->isIncompleteArrayType())
+      Effect.DynamicShared = V;
+  }
+
   void merge(const CalleeEffect &E) {
     Effect.ReadsBuiltins |= E.ReadsBuiltins;
     Effect.Synchronizes |= E.Synchronizes;
     Effect.UsesShared |= E.UsesShared;
+    if (!Effect.DynamicShared)
+      Effect.DynamicShared = E.DynamicShared;
     Effect.Unknown |= E.Unknown;
-    Effect.CooperativeGroups |= E.CooperativeGroups;
+    if (!Effect.GroupCall)
+      Effect.GroupCall = E.GroupCall, Effect.Group = E.Group;
     Effect.DeviceVariables.insert(E.DeviceVariables.begin(), E.DeviceVariables.end());
     if (!Effect.Rejected) {
       Effect.Rejected = E.Rejected;
@@ -228,8 +216,6 @@ private:
 
 CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
   CalleeEffect E;
-  if (isCooperativeGroups(F))
-    E.CooperativeGroups = true;
   if (F->getBuiltinID() != 0)
     return E;
   const SourceManager &SM = F->getASTContext().getSourceManager();
@@ -287,6 +273,17 @@ public:
     Model.Gotos.push_back(S);
     return true;
   }
+  bool VisitCXXThisExpr(CXXThisExpr *E) {
+    if (LambdaDepth == 0 && !E->isImplicit())
+      Model.ExplicitThis.push_back(E);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    const auto *This = dyn_cast<CXXThisExpr>(E->getBase()->IgnoreParenImpCasts());
+    if (LambdaDepth == 0 && This && This->isImplicit())
+      Model.ImplicitMembers.push_back(E);
+    return true;
+  }
   bool VisitReturnStmt(ReturnStmt *S) {
     if (LambdaDepth == 0)
       Model.Returns.push_back({S, Loops});
@@ -322,18 +319,25 @@ public:
       Model.Barriers.push_back({Call, *Kind, Name.str(), standsAlone(Call), Loops});
       return true;
     }
-    switch (groupCall(*Call)) {
-    case GroupCall::BlockSync:
+    GroupCall Group = classifyGroupCall(*Call);
+    switch (Group.Kind) {
+    case GroupCallKind::BlockSync:
       Model.Barriers.push_back(
           {Call, BarrierKind::GroupSync, Name.str(), standsAlone(Call), Loops});
       return true;
-    case GroupCall::GridSync:
+    case GroupCallKind::GridSync:
       Model.GridSyncs.push_back(Call);
       return true;
-    case GroupCall::Handle:
+    case GroupCallKind::BlockQuery:
+      Model.GroupQueries.push_back({Call, Group.Query, Group.TileSize});
       return true;
-    case GroupCall::None:
-    case GroupCall::Other:
+    case GroupCallKind::Unsupported:
+      Model.GroupRefusals.push_back({Call, Group.Why});
+      return true;
+    case GroupCallKind::Handle:
+    case GroupCallKind::WarpLocal:
+      return true;
+    case GroupCallKind::None:
       break;
     }
     if (Callee && (isBuiltinGetter(Callee) || isLocalLambda(Callee)))

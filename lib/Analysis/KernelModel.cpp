@@ -28,9 +28,16 @@ bool KernelModel::uses(BuiltinVar V) const {
                      [V](const BuiltinUse &U) { return U.Var == V; });
 }
 
-bool KernelModel::usesDynamicShared() const {
-  return std::any_of(Shared.begin(), Shared.end(),
-                     [](const SharedVariable &S) { return S.Dynamic; });
+bool KernelModel::usesDynamicShared() const { return dynamicShared().first != nullptr; }
+
+std::pair<const clang::VarDecl *, const clang::FunctionDecl *> KernelModel::dynamicShared() const {
+  for (const SharedVariable &S : Shared)
+    if (S.Dynamic)
+      return {S.Var, nullptr};
+  for (const CallSite &C : Calls)
+    if (C.Effect.DynamicShared)
+      return {C.Effect.DynamicShared, C.Callee};
+  return {nullptr, nullptr};
 }
 
 uint64_t KernelModel::staticSharedBytes() const {

@@ -68,6 +68,9 @@ public:
       OS << "  instantiations: " << instantiations(*T) << "\n";
     if (!M.GridSyncs.empty())
       OS << "  cannot be fused: synchronizes the grid\n";
+    for (const GroupRefusal &R : M.GroupRefusals)
+      OS << "  cannot be fused: " << R.Call->getDirectCallee()->getQualifiedNameAsString()
+         << " (line " << line(R.Call->getBeginLoc()) << "): " << R.Why << "\n";
     if (M.Rejected)
       OS << "  cannot be fused: Clang rejects its body (" << where(*M.Rejected) << ")\n";
     for (const CallSite &C : M.Calls)
@@ -173,11 +176,12 @@ private:
   }
 
   std::string dynamicShared(const KernelModel &M) const {
-    for (const SharedVariable &V : M.Shared)
-      if (V.Dynamic)
-        return "yes, through '" + V.Var->getNameAsString() + "' (line " +
-               std::to_string(line(V.Var->getLocation())) + ")";
-    return "none";
+    auto [Var, Helper] = M.dynamicShared();
+    if (!Var)
+      return "none";
+    return "yes, through '" + Var->getNameAsString() + "'" +
+           (Helper ? " in " + Helper->getQualifiedNameAsString() : std::string()) + " (line " +
+           std::to_string(line(Var->getLocation())) + ")";
   }
 
   std::string returns(const KernelModel &M) const {
@@ -199,12 +203,12 @@ private:
     std::map<std::string, std::string> ByCallee;
     for (const CallSite &C : M.Calls) {
       if (!C.Callee || SM.isInSystemHeader(C.Callee->getLocation())) {
-        if (C.Effect.touchesBlock() || C.Effect.Unknown || C.Effect.CooperativeGroups || !C.Callee)
+        if (C.Effect.touchesBlock() || C.Effect.Unknown || C.Effect.GroupCall || !C.Callee)
           ByCallee[C.Callee ? C.Callee->getQualifiedNameAsString() : "(indirect)"] = effect(C.Effect);
         continue;
       }
       std::string Effect = effect(C.Effect);
-      if (C.Effect.touchesBlock() && !C.Effect.CooperativeGroups)
+      if (C.Effect.touchesBlock() && !C.Effect.GroupCall)
         Effect = "inlined: " + Effect;
       ByCallee[C.Callee->getQualifiedNameAsString()] = Effect;
     }
@@ -264,8 +268,8 @@ private:
   }
 
   static std::string effect(const CalleeEffect &E) {
-    if (E.CooperativeGroups)
-      return "cooperative groups";
+    if (E.GroupCall)
+      return "cooperative groups a fused block cannot keep";
     if (E.Synchronizes)
       return "synchronizes the block";
     if (E.ReadsBuiltins)

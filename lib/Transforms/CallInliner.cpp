@@ -43,17 +43,17 @@ std::string origin(const clang::FunctionDecl &F) {
 
 } // namespace
 
-std::string templateArgumentDeclarations(const clang::FunctionDecl &F) {
-  const clang::FunctionTemplateDecl *Template = F.getPrimaryTemplate();
-  const clang::TemplateArgumentList *Args = F.getTemplateSpecializationArgs();
-  if (!Template || !Args)
-    return "";
-  const clang::ASTContext &AST = F.getASTContext();
-  const clang::TemplateParameterList *Params = Template->getTemplateParameters();
+namespace {
+
+/// using T = float; and constexpr int N = 256; for the arguments of
+/// \p Params.
+std::string argumentDeclarations(const clang::TemplateParameterList &Params,
+                                 llvm::ArrayRef<clang::TemplateArgument> Args,
+                                 const clang::ASTContext &AST) {
   std::string Text;
-  for (unsigned I = 0; I < Params->size() && I < Args->size(); ++I) {
-    const clang::NamedDecl *P = Params->getParam(I);
-    const clang::TemplateArgument &A = Args->get(I);
+  for (unsigned I = 0; I < Params.size() && I < Args.size(); ++I) {
+    const clang::NamedDecl *P = Params.getParam(I);
+    const clang::TemplateArgument &A = Args[I];
     if (!P->getIdentifier())
       continue;
     if (A.getKind() == clang::TemplateArgument::Type)
@@ -63,6 +63,35 @@ std::string templateArgumentDeclarations(const clang::FunctionDecl &F) {
               llvm::toString(A.getAsIntegral(), 10) + ";\n";
   }
   return Text;
+}
+
+/// The arguments of the class template a member function belongs to, which
+/// its body spells by their parameters' names.
+std::string classTemplateArguments(const clang::FunctionDecl &F) {
+  const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(&F);
+  const auto *Spec = Method ? llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(
+                                  Method->getParent())
+                            : nullptr;
+  if (!Spec || Spec->isExplicitSpecialization())
+    return "";
+  auto From = Spec->getSpecializedTemplateOrPartial();
+  if (auto *Partial = From.dyn_cast<clang::ClassTemplatePartialSpecializationDecl *>())
+    return argumentDeclarations(*Partial->getTemplateParameters(),
+                                Spec->getTemplateInstantiationArgs().asArray(), F.getASTContext());
+  return argumentDeclarations(*From.get<clang::ClassTemplateDecl *>()->getTemplateParameters(),
+                              Spec->getTemplateArgs().asArray(), F.getASTContext());
+}
+
+} // namespace
+
+std::string templateArgumentDeclarations(const clang::FunctionDecl &F) {
+  std::string Text = classTemplateArguments(F);
+  const clang::FunctionTemplateDecl *Template = F.getPrimaryTemplate();
+  const clang::TemplateArgumentList *Args = F.getTemplateSpecializationArgs();
+  if (!Template || !Args)
+    return Text;
+  return Text + argumentDeclarations(*Template->getTemplateParameters(), Args->asArray(),
+                                     F.getASTContext());
 }
 
 namespace {
@@ -80,14 +109,24 @@ public:
 };
 
 /// Rewrites one body; inlines the calls in it through further instances.
+/// A prefix for the names an inlined copy of \p F declares: the function's
+/// name, after its class's for a member ("SharedMemory_op" for an operator).
+std::string inlineName(const clang::FunctionDecl &F) {
+  std::string Base = F.getIdentifier() ? F.getName().str() : "op";
+  if (const auto *M = llvm::dyn_cast<clang::CXXMethodDecl>(&F); M && M->getParent()->getIdentifier())
+    Base = M->getParent()->getName().str() + "_" + Base;
+  return identifierFrom(Base);
+}
+
 class BodyRewriter {
 public:
+  /// \p ThisName names the pointer that stands for `this` in the body of a
+  /// member function; empty otherwise.
   BodyRewriter(const KernelModel &Model, std::string Prefix, RenameMap Renames,
                ReturnPlan &Returns, SectionContext &Ctx,
-               std::vector<const clang::FunctionDecl *> &Inlining)
+               std::vector<const clang::FunctionDecl *> &Inlining, std::string ThisName = "")
       : Model(Model), Prefix(std::move(Prefix)), Renames(std::move(Renames)), Returns(Returns),
-        Ctx(Ctx),
-        Inlining(Inlining), Edits(Ctx.Unit, Ctx.Diags),
+        Ctx(Ctx), Inlining(Inlining), ThisName(std::move(ThisName)), Edits(Ctx.Unit, Ctx.Diags),
         AST(Ctx.Unit.getASTContext()) {}
 
   std::optional<std::string> run() {
@@ -101,9 +140,12 @@ public:
       if (!Renames.count(V))
         Ctx.KeptLocals.push_back({V->getName().str(), Model.Name});
     Ok &= renameSymbols(Model, Renames, Edits);
+    if (!ThisName.empty())
+      Ok &= rewriteThis();
     Ok &= renameFileSymbols(Ctx.Renames, Model.Decl->getBody()->getSourceRange(),
                             Ctx.Unit.getSourceManager(), Edits);
     Ok &= rewriteBarriers(Model, Ctx, Edits);
+    Ok &= rewriteGroupQueries(Model, Ctx, Edits);
     Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);
     Ok &= replaceAccesses();
     for (const CallSite *C : Model.callsToInline())
@@ -123,8 +165,56 @@ private:
   ReturnPlan &Returns;
   SectionContext &Ctx;
   std::vector<const clang::FunctionDecl *> &Inlining;
+  std::string ThisName;
   EditSet Edits;
   const clang::ASTContext &AST;
+
+  /// `this` becomes the pointer bound to the object; a member reached
+  /// through an implicit `this` becomes one reached through that pointer.
+  bool rewriteThis() {
+    bool Ok = true;
+    for (const clang::CXXThisExpr *E : Model.ExplicitThis)
+      Ok &= Edits.replaceToken(E->getLocation(), ThisName, "this");
+    for (const clang::MemberExpr *M : Model.ImplicitMembers)
+      Ok &= Edits.replaceToken(M->getMemberLoc(),
+                               ThisName + "->" + M->getMemberNameInfo().getAsString(),
+                               M->getMemberNameInfo().getAsString());
+    return Ok;
+  }
+
+  /// Binds the object of a member call to a pointer named \p Pointer, as
+  /// the call would have bound `this`; empty when the body never uses it
+  /// (the object is still evaluated).
+  std::string bindObject(const CallSite &C, const clang::CXXMethodDecl &Method,
+                         const std::string &Name, const std::string &Pointer) {
+    const clang::Expr *Object = nullptr;
+    bool Arrow = false;
+    if (const auto *Member = llvm::dyn_cast<clang::CXXMemberCallExpr>(C.Call)) {
+      Object = Member->getImplicitObjectArgument();
+      if (const auto *Callee =
+              llvm::dyn_cast<clang::MemberExpr>(Member->getCallee()->IgnoreParens()))
+        Arrow = Callee->isArrow();
+    } else if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(C.Call)) {
+      Object = Op->getArg(0);
+    }
+    const KernelModel &Body = Ctx.Helpers.of(Method);
+    bool Used = !Body.ExplicitThis.empty() || !Body.ImplicitMembers.empty();
+    std::string Text, Address;
+    if (!Object || llvm::isa<clang::CXXThisExpr>(Object->IgnoreParenImpCasts())) {
+      Address = ThisName; // A member calling another member of its object.
+    } else if (Arrow) {
+      Address = "(" + Edits.rewrittenText(Object->getSourceRange()) + ")";
+    } else {
+      std::string Bound = Ctx.Names.allocate(Name + "_object");
+      Text = "auto &&" + Bound + " = " + Edits.rewrittenText(Object->getSourceRange()) + ";\n";
+      Address = "&" + Bound;
+      if (!Used)
+        Text += "(void)" + Bound + ";\n";
+    }
+    if (Used)
+      Text += print(Method.getThisType().withConst(), AST, Pointer) + " = " + Address + ";\n";
+    return Text;
+  }
 
   /// Accesses to a temporary that stays in a register become the register.
   bool replaceAccesses() {
@@ -178,16 +268,25 @@ private:
   std::optional<std::string> inlinedBlock(const CallSite &C, const std::string &Result) {
     const clang::FunctionDecl &Callee = *C.Callee->getDefinition();
     const KernelModel &CalleeModel = Ctx.Helpers.of(Callee);
-    std::string Name = Callee.getName().str();
+    std::string Name = inlineName(Callee);
     RenameMap CalleeNames;
     std::string Text = "{\n// Inlined '" + Callee.getQualifiedNameAsString() + "' (" +
                        origin(Callee) + ").\n";
+    std::string CalleeThis;
+    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(&Callee);
+        Method && Method->isInstance()) {
+      CalleeThis = Ctx.Names.allocate(Name + "_this");
+      Text += bindObject(C, *Method, Name, CalleeThis);
+    }
+    // An operator that is a member takes its object as argument 0.
+    unsigned Skip = llvm::isa<clang::CXXOperatorCallExpr>(C.Call) && !CalleeThis.empty() ? 1 : 0;
     for (unsigned I = 0; I < Callee.getNumParams(); ++I) {
       const clang::ParmVarDecl *P = Callee.getParamDecl(I);
       std::string Fresh =
           Ctx.Names.allocate(Name + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
       CalleeNames[P] = Fresh;
-      Text += print(P->getType(), AST, Fresh) + " = " + argumentText(*C.Call, I, *P) + ";\n";
+      Text += print(P->getType(), AST, Fresh) + " = " + argumentText(*C.Call, I + Skip, *P) +
+              ";\n";
     }
     Text += templateArgumentDeclarations(Callee);
     ReturnPlan CalleeReturns;
@@ -195,7 +294,8 @@ private:
     CalleeReturns.ResultName = Result;
     Inlining.push_back(&Callee);
     std::optional<std::string> Body =
-        BodyRewriter(CalleeModel, Name, CalleeNames, CalleeReturns, Ctx, Inlining).run();
+        BodyRewriter(CalleeModel, Name, CalleeNames, CalleeReturns, Ctx, Inlining, CalleeThis)
+            .run();
     Inlining.pop_back();
     if (!Body)
       return std::nullopt;
@@ -211,18 +311,19 @@ private:
     const clang::FunctionDecl &Callee = *C.Callee->getDefinition();
     if (std::find(Inlining.begin(), Inlining.end(), &Callee) != Inlining.end())
       return false; // Reported by the legality checks.
-    std::string What = Callee.getName().str();
+    std::string What = Callee.getNameAsString();
     if (C.Position == CallPosition::Statement) {
       std::optional<std::string> Block = inlinedBlock(C, "");
       return Block && Edits.replaceStatement(*C.Site, *Block, What);
     }
     clang::QualType ResultType = Callee.getReturnType();
     bool Void = ResultType->isVoidType();
-    std::string Result = Void ? "" : Ctx.Names.allocate(Callee.getName().str() + "_result");
-    // The call becomes the variable, read where the call stood.
-    bool Ok = Edits.replaceRange(C.Whole->getSourceRange(), Void ? "(void)0" : Result, What);
+    std::string Result = Void ? "" : Ctx.Names.allocate(inlineName(Callee) + "_result");
+    // The copy reads the call's object and arguments as written, so it comes
+    // first; then the call becomes the variable, read where the call stood.
     std::optional<std::string> Block = inlinedBlock(C, Result);
-    if (!Block || !Ok)
+    bool Ok = Block && Edits.replaceRange(C.Whole->getSourceRange(), Void ? "(void)0" : Result, What);
+    if (!Ok)
       return false;
     Hoisted[C.Site] += (Void ? "" : print(ResultType, AST, Result) + ";\n") + *Block + "\n";
     return true;

@@ -9,6 +9,7 @@
 #ifndef KFUSE_ANALYSIS_KERNELMODEL_H
 #define KFUSE_ANALYSIS_KERNELMODEL_H
 
+#include "kfuse/Analysis/CooperativeGroups.h"
 #include "kfuse/Frontend/RejectedCode.h"
 
 #include "clang/AST/Decl.h"
@@ -67,8 +68,14 @@ struct CalleeEffect {
   bool ReadsBuiltins = false; ///< threadIdx, blockDim, blockIdx or gridDim, or their registers.
   bool Synchronizes = false;  ///< A block barrier, in C++ or inline PTX.
   bool UsesShared = false;    ///< Declares or reads __shared__ memory.
+  /// An extern __shared__ array it declares or reads: the kernel's dynamic
+  /// shared memory, reached through a helper (SharedMemory<T>, smem()).
+  const clang::VarDecl *DynamicShared = nullptr;
   bool Unknown = false;       ///< Somewhere a user function without a body.
-  bool CooperativeGroups = false;
+  /// A cooperative-groups call it reaches that a fused block cannot keep
+  /// (grid sync, or refused), and what it does; null for none.
+  const clang::CallExpr *GroupCall = nullptr;
+  kfuse::GroupCall Group;
   bool InSystemHeader = false; ///< The callee belongs to the toolkit, not the project.
   /// Mutable __device__, __constant__ and __managed__ variables it reads or
   /// writes, by their canonical declarations.
@@ -113,6 +120,20 @@ struct AsmBarrier {
   bool Partial = false;
 };
 
+/// A cooperative-groups query of the block's shape or the thread's place in
+/// it, which the section answers from the kernel's own view.
+struct GroupQueryUse {
+  const clang::CallExpr *Call;
+  BlockQuery Query;
+  unsigned TileSize; ///< For a tile's meta_group_rank() and meta_group_size().
+};
+
+/// A cooperative-groups call a fused block cannot keep, and why.
+struct GroupRefusal {
+  const clang::CallExpr *Call;
+  const char *Why;
+};
+
 /// A kernel, or a device function inlined into one: what its body does.
 struct KernelModel {
   const clang::FunctionDecl *Decl = nullptr;
@@ -124,6 +145,10 @@ struct KernelModel {
   std::vector<const clang::DeclRefExpr *> LocalRefs;
   std::vector<const clang::LabelStmt *> LabelStmts;
   std::vector<const clang::GotoStmt *> Gotos;
+  /// For a member function: `this` as written, and members reached through
+  /// an implicit `this` (the member's name stands for this->name).
+  std::vector<const clang::CXXThisExpr *> ExplicitThis;
+  std::vector<const clang::MemberExpr *> ImplicitMembers;
   std::vector<BuiltinUse> Builtins;
   std::vector<Barrier> Barriers;
   std::vector<Return> Returns;
@@ -132,6 +157,8 @@ struct KernelModel {
   std::vector<AsmBarrier> AsmBarriers;
   /// Calls to cooperative groups' grid-wide synchronization.
   std::vector<const clang::CallExpr *> GridSyncs;
+  std::vector<GroupQueryUse> GroupQueries;
+  std::vector<GroupRefusal> GroupRefusals;
   /// Mutable __device__, __constant__ or __managed__ variables outside the
   /// kernel that its own body reads or writes, by canonical declaration.
   std::vector<const clang::VarDecl *> DeviceVariables;
@@ -142,7 +169,11 @@ struct KernelModel {
   const Rejection *Rejected = nullptr;
 
   bool uses(BuiltinVar V) const;
+  /// Whether it uses dynamic shared memory, itself or through what it calls.
   bool usesDynamicShared() const;
+  /// The extern __shared__ array of its own, else of a function it calls,
+  /// and that function (null for its own); {null, null} for none.
+  std::pair<const clang::VarDecl *, const clang::FunctionDecl *> dynamicShared() const;
   uint64_t staticSharedBytes() const;
   /// Returns that threads may take while others of the block go on to a
   /// barrier: a barrier after the return, or in a loop around it.

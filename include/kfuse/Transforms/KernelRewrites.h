@@ -86,6 +86,10 @@ RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool P
 /// Turns each block barrier into a barrier over the kernel's range.
 bool rewriteBarriers(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);
 
+/// Answers cooperative groups' queries of the block (thread_rank(), size(),
+/// group_index(), ...) from the kernel's own view of it.
+bool rewriteGroupQueries(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);
+
 /// Points extern __shared__ arrays at the kernel's own region.
 bool rewriteDynamicShared(const KernelModel &Model, const RenameMap &Names, SectionContext &Ctx,
                           EditSet &Edits);

@@ -1,0 +1,180 @@
+//===- CooperativeGroups.cpp - what a cooperative-groups call does --------===//
+
+#include "kfuse/Analysis/CooperativeGroups.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace kfuse {
+namespace {
+
+using namespace clang;
+
+bool inCooperativeGroups(const NamedDecl &D) {
+  return StringRef(D.getQualifiedNameAsString()).starts_with("cooperative_groups::");
+}
+
+enum class GroupType { Unknown, Block, Tile, Coalesced, Grid, Cluster, Erased };
+
+struct Group {
+  GroupType Type = GroupType::Unknown;
+  unsigned Size = 0; ///< For a tile.
+  enum { Void, Block, Other } Parent = Void;
+};
+
+Group groupOf(QualType T) {
+  T = T.getNonReferenceType();
+  if (const auto *P = T->getAs<PointerType>())
+    T = P->getPointeeType();
+  const CXXRecordDecl *R = T.getCanonicalType()->getAsCXXRecordDecl();
+  Group G;
+  if (!R || !R->getIdentifier() || !inCooperativeGroups(*R))
+    return G;
+  G.Type = llvm::StringSwitch<GroupType>(R->getName())
+               .Case("thread_block", GroupType::Block)
+               .Case("thread_block_tile", GroupType::Tile)
+               .Case("coalesced_group", GroupType::Coalesced)
+               .Cases("grid_group", "multi_grid_group", GroupType::Grid)
+               .Case("cluster_group", GroupType::Cluster)
+               .Case("thread_group", GroupType::Erased)
+               .Default(GroupType::Unknown);
+  const auto *Tile = dyn_cast<ClassTemplateSpecializationDecl>(R);
+  if (G.Type != GroupType::Tile || !Tile)
+    return G;
+  const TemplateArgumentList &Args = Tile->getTemplateArgs();
+  if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Integral)
+    G.Size = static_cast<unsigned>(Args[0].getAsIntegral().getZExtValue());
+  if (Args.size() > 1 && Args[1].getKind() == TemplateArgument::Type) {
+    QualType Parent = Args[1].getAsType();
+    G.Parent = Parent->isVoidType()                              ? Group::Void
+               : groupOf(Parent).Type == GroupType::Block ? Group::Block
+                                                               : Group::Other;
+  }
+  return G;
+}
+
+/// The group a call acts on: the object of a member call, else the first
+/// argument.
+Group actedOn(const CallExpr &Call) {
+  const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
+  // Past the conversions to the base class that declares the member.
+  if (const auto *Member = dyn_cast<MemberExpr>(Callee))
+    return groupOf(Member->getBase()->IgnoreParenImpCasts()->getType());
+  if (Call.getNumArgs() > 0)
+    return groupOf(Call.getArg(0)->IgnoreParenImpCasts()->getType());
+  return {};
+}
+
+GroupCall unsupported(const char *Why) { return {GroupCallKind::Unsupported, {}, 0, Why}; }
+
+GroupCall query(BlockQuery Q, unsigned TileSize = 0) {
+  return {GroupCallKind::BlockQuery, Q, TileSize, ""};
+}
+
+constexpr const char *TileTooLarge =
+    "a tile of more than 32 threads synchronizes through memory the whole block shares";
+
+/// tiled_partition<N>(g) or tiled_partition(g, N).
+GroupCall partition(const FunctionDecl &F, const CallExpr &Call) {
+  std::optional<uint64_t> Size;
+  if (const TemplateArgumentList *Args = F.getTemplateSpecializationArgs())
+    if (Args->size() > 0 && Args->get(0).getKind() == TemplateArgument::Integral)
+      Size = Args->get(0).getAsIntegral().getZExtValue();
+  if (!Size && Call.getNumArgs() > 1) {
+    Expr::EvalResult Value;
+    if (Call.getArg(1)->EvaluateAsInt(Value, F.getASTContext()))
+      Size = Value.Val.getInt().getZExtValue();
+  }
+  if (!Size)
+    return unsupported("its tile size is not a constant kfuse can read, and a tile of more than "
+                       "32 threads synchronizes through memory the whole block shares");
+  if (*Size > 32)
+    return unsupported(TileTooLarge);
+  switch (actedOn(Call).Type) {
+  case GroupType::Block:
+  case GroupType::Tile:
+  case GroupType::Coalesced:
+    return {GroupCallKind::Handle, {}, 0, ""};
+  default:
+    return unsupported("kfuse splits the block and tiles of the block, not this group");
+  }
+}
+
+GroupCall onBlock(StringRef Name) {
+  if (Name == "sync")
+    return {GroupCallKind::BlockSync, {}, 0, ""};
+  if (Name == "thread_rank")
+    return query(BlockQuery::ThreadRank);
+  if (Name == "size" || Name == "num_threads" || Name == "group_size")
+    return query(BlockQuery::Size);
+  if (Name == "group_index")
+    return query(BlockQuery::GroupIndex);
+  if (Name == "thread_index")
+    return query(BlockQuery::ThreadIndex);
+  if (Name == "group_dim" || Name == "dim_threads")
+    return query(BlockQuery::GroupDim);
+  return unsupported("it spreads its work over the whole block, which the fused block shares "
+                     "with the other kernels");
+}
+
+GroupCall onTile(StringRef Name, const Group &Tile) {
+  if (Tile.Size > 32 || Tile.Size == 0)
+    return unsupported(TileTooLarge);
+  if (Name != "meta_group_rank" && Name != "meta_group_size")
+    return {GroupCallKind::WarpLocal, {}, 0, ""};
+  switch (Tile.Parent) {
+  case Group::Block:
+    return query(Name == "meta_group_rank" ? BlockQuery::MetaGroupRank : BlockQuery::MetaGroupSize,
+                 Tile.Size);
+  case Group::Other:
+    return {GroupCallKind::WarpLocal, {}, 0, ""};
+  case Group::Void:
+    break;
+  }
+  return unsupported("the tile's type does not say which group it was cut from; declare it "
+                     "'auto' or 'thread_block_tile<N, thread_block>' so kfuse can count it in "
+                     "the kernel's part of the block");
+}
+
+} // namespace
+
+GroupCall classifyGroupCall(const CallExpr &Call) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  if (!F || !inCooperativeGroups(*F))
+    return {};
+  StringRef Name = F->getIdentifier() ? F->getName() : StringRef();
+  if (Name == "this_thread_block" || Name == "this_grid" || Name == "this_multi_grid" ||
+      Name == "this_cluster" || Name == "coalesced_threads" || Name == "binary_partition" ||
+      Name == "labeled_partition")
+    return {GroupCallKind::Handle, {}, 0, ""};
+  if (Name == "tiled_partition")
+    return partition(*F, Call);
+  Group G = actedOn(Call);
+  switch (G.Type) {
+  case GroupType::Block:
+    return onBlock(Name);
+  case GroupType::Tile:
+    return onTile(Name, G);
+  case GroupType::Coalesced:
+    return {GroupCallKind::WarpLocal, {}, 0, ""};
+  case GroupType::Grid:
+    if (Name == "sync")
+      return {GroupCallKind::GridSync, {}, 0, ""};
+    return unsupported("it acts on the whole grid, which a fused kernel shares with other kernels");
+  case GroupType::Cluster:
+    return unsupported("it acts on a cluster of blocks, which a fused kernel shares with other "
+                       "kernels");
+  case GroupType::Erased:
+    return unsupported("a thread_group may hold the whole block, and kfuse cannot tell which "
+                       "group it holds; keep the group's own type (thread_block, "
+                       "thread_block_tile<N>)");
+  case GroupType::Unknown:
+    break;
+  }
+  return unsupported("kfuse does not know which threads it acts on");
+}
+
+} // namespace kfuse

@@ -1,0 +1,59 @@
+//===- GroupQueryRewriter.cpp - the kernel's own view of its group --------===//
+//
+// Cooperative groups answer thread_rank(), size(), group_index() and the
+// like from the hardware's view of the block, which in a fused block is the
+// fused block's. Each such query becomes the same expression over the
+// section's threadIdx, blockDim and blockIdx, which are the kernel's own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Transforms/KernelRewrites.h"
+
+namespace kfuse {
+namespace {
+
+constexpr const char *Rank = "((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x)";
+constexpr const char *Size = "(blockDim.x * blockDim.y * blockDim.z)";
+
+/// The expression answering \p Q, and the built-ins it reads.
+std::string answer(const GroupQueryUse &Q, std::set<BuiltinVar> &Reads) {
+  std::string N = std::to_string(Q.TileSize) + "u";
+  switch (Q.Query) {
+  case BlockQuery::ThreadRank:
+    Reads.insert({BuiltinVar::ThreadIdx, BuiltinVar::BlockDim});
+    return Rank;
+  case BlockQuery::Size:
+    Reads.insert(BuiltinVar::BlockDim);
+    return Size;
+  case BlockQuery::GroupIndex:
+    Reads.insert(BuiltinVar::BlockIdx);
+    return "dim3(blockIdx.x, blockIdx.y, blockIdx.z)";
+  case BlockQuery::ThreadIndex:
+    Reads.insert(BuiltinVar::ThreadIdx);
+    return "dim3(threadIdx.x, threadIdx.y, threadIdx.z)";
+  case BlockQuery::GroupDim:
+    Reads.insert(BuiltinVar::BlockDim);
+    return "dim3(blockDim.x, blockDim.y, blockDim.z)";
+  case BlockQuery::MetaGroupRank:
+    Reads.insert({BuiltinVar::ThreadIdx, BuiltinVar::BlockDim});
+    return std::string("(") + Rank + " / " + N + ")";
+  case BlockQuery::MetaGroupSize:
+    Reads.insert(BuiltinVar::BlockDim);
+    return std::string("((") + Size + " + " + std::to_string(Q.TileSize - 1) + "u) / " + N + ")";
+  }
+  return "";
+}
+
+} // namespace
+
+bool rewriteGroupQueries(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits) {
+  bool Ok = true;
+  for (const GroupQueryUse &Q : Model.GroupQueries) {
+    const clang::FunctionDecl *F = Q.Call->getDirectCallee();
+    Ok &= Edits.replaceRange(Q.Call->getSourceRange(), answer(Q, Ctx.Builtins),
+                             F ? F->getNameAsString() : "thread_rank");
+  }
+  return Ok;
+}
+
+} // namespace kfuse
