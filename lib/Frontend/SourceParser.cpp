@@ -219,8 +219,8 @@ std::vector<std::string> SourceParser::inputFiles() const {
     const clang::SourceManager &SM = Unit->getSourceManager();
     for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
       llvm::StringRef Real = Unit->getFileManager().getCanonicalName(It->first);
-      // The shim header exists only in the parser's virtual file system.
-      if (!Real.empty() && !Real.starts_with(ShimDir))
+      // The shims exist only in the parser's virtual file system.
+      if (!Real.empty() && !Real.starts_with(ShimDir) && Real != wrapperCudaH())
         Files.insert(Real.str());
     }
   }
@@ -254,6 +254,14 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
     ShimPaths.push_back(std::string(ShimDir) + "/" + Shim.Name);
   for (size_t I = 0; I < ShimPaths.size(); ++I)
     Tool.mapVirtualFile(ShimPaths[I], Options.Cuda.shims()[I].Text);
+  // Clang's CUDA wrapper includes "cuda.h", which a project's own cuda.h on
+  // -I would answer (Rodinia's does); nvcc includes no cuda.h. A quoted
+  // include looks beside the includer first, so one there that forwards to
+  // the toolkit's keeps the wrapper on it and user code on what it finds.
+  std::string WrapperCudaH = wrapperCudaH();
+  std::string ToolkitCudaH = "#include \"" + Options.Cuda.Path + "/include/cuda.h\"\n";
+  if (!WrapperCudaH.empty())
+    Tool.mapVirtualFile(WrapperCudaH, ToolkitCudaH);
   StoringConsumer Stored;
   Tool.setDiagnosticConsumer(&Stored);
 
@@ -273,6 +281,10 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
                &Unit->getSourceManager());
   Rejected[Unit.get()] = std::move(*Errors);
   return (Units[Key] = std::move(Unit)).get();
+}
+
+std::string SourceParser::wrapperCudaH() const {
+  return Options.ResourceDir.empty() ? "" : Options.ResourceDir + "/include/cuda.h";
 }
 
 const RejectedCode &SourceParser::rejected(const clang::ASTUnit &Unit) const {

@@ -63,6 +63,8 @@ public:
 
 private:
   std::vector<std::string> kfuseArguments(const std::string &GpuArch) const;
+  /// The cuda.h beside Clang's CUDA wrapper that forwards to the toolkit's.
+  std::string wrapperCudaH() const;
   /// The compile command of \p File as kfuse parses it, or nothing after
   /// reporting why not.
   std::optional<clang::tooling::CompileCommand> commandFor(const std::string &File) const;
