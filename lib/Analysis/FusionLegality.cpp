@@ -105,8 +105,8 @@ private:
       return;
     }
     Stack.push_back(Model.Decl);
-    if (!Model.SkippedBranches.empty())
-      report(Model.SkippedBranches.front().getBegin(), ID::ConditionalInKernel) << Model.Name;
+    if (Model.Conditionals.Unbalanced)
+      report(*Model.Conditionals.Unbalanced, ID::ConditionalInKernel) << Model.Name;
     checkBarriers(Model);
     for (const clang::CallExpr *Sync : Model.GridSyncs)
       reportGroupCall(*Sync, {GroupCallKind::GridSync, {}, 0, ""});

@@ -527,19 +527,6 @@ private:
   const SourceManager &SM;
 };
 
-std::vector<SourceRange> skippedBranchesIn(ASTUnit &Unit, SourceRange Body) {
-  std::vector<SourceRange> Result;
-  PreprocessingRecord *Record = Unit.getPreprocessor().getPreprocessingRecord();
-  if (!Record)
-    return Result;
-  const SourceManager &SM = Unit.getSourceManager();
-  for (SourceRange R : Record->getSkippedRanges())
-    if (SM.isBeforeInTranslationUnit(Body.getBegin(), R.getBegin()) &&
-        SM.isBeforeInTranslationUnit(R.getEnd(), Body.getEnd()))
-      Result.push_back(R);
-  return Result;
-}
-
 } // namespace
 
 std::vector<const FunctionDecl *> findKernels(ASTUnit &Unit) {
@@ -617,7 +604,7 @@ KernelModel analyzeKernel(ASTUnit &Unit, const FunctionDecl &Kernel, const Rejec
   ASTContext &Ctx = Unit.getASTContext();
   KernelVisitor Visitor(Model, Ctx, Rejected);
   Visitor.TraverseStmt(Kernel.getBody());
-  Model.SkippedBranches = skippedBranchesIn(Unit, Kernel.getBody()->getSourceRange());
+  Model.Conditionals = findConditionals(Unit, Kernel.getBody()->getSourceRange());
   if (const auto *Bounds = Kernel.getAttr<CUDALaunchBoundsAttr>()) {
     Expr::EvalResult Result;
     if (Bounds->getMaxThreads() && Bounds->getMaxThreads()->EvaluateAsInt(Result, Ctx))

@@ -146,6 +146,7 @@ public:
                             Ctx.Unit.getSourceManager(), Edits);
     Ok &= rewriteBarriers(Model, Ctx, Edits);
     Ok &= rewriteGroupQueries(Model, Ctx, Edits);
+    Ok &= guardSkippedBranches(Model, Ctx, Edits);
     Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);
     Ok &= replaceAccesses();
     for (const CallSite *C : Model.callsToInline())

@@ -35,6 +35,11 @@ bool EditSet::replaceRange(clang::SourceRange Range, llvm::StringRef Text,
   return add(fileRange(Range), Range.getBegin(), Text, What);
 }
 
+bool EditSet::replaceChars(clang::CharSourceRange Range, llvm::StringRef Text,
+                           llvm::StringRef What) {
+  return add(Range, Range.getBegin(), Text, What);
+}
+
 bool EditSet::replaceStatement(const clang::Stmt &S, llvm::StringRef Text, llvm::StringRef What) {
   clang::CharSourceRange File = fileRange(S.getSourceRange());
   if (File.isValid()) {

@@ -10,6 +10,7 @@
 #define KFUSE_ANALYSIS_KERNELMODEL_H
 
 #include "kfuse/Analysis/CooperativeGroups.h"
+#include "kfuse/Analysis/PreprocessorBranches.h"
 #include "kfuse/Frontend/RejectedCode.h"
 
 #include "clang/AST/Decl.h"
@@ -162,8 +163,9 @@ struct KernelModel {
   /// Mutable __device__, __constant__ or __managed__ variables outside the
   /// kernel that its own body reads or writes, by canonical declaration.
   std::vector<const clang::VarDecl *> DeviceVariables;
-  /// Preprocessor branches inside the body that were not compiled.
-  std::vector<clang::SourceRange> SkippedBranches;
+  /// Preprocessor chains of the body with a branch that was not compiled:
+  /// the fused body keeps their directives and an #error in such branches.
+  BodyConditionals Conditionals;
   std::optional<unsigned> LaunchBoundsMaxThreads;
   /// Why Clang rejects the body itself; null when it does not.
   const Rejection *Rejected = nullptr;

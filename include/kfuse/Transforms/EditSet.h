@@ -28,6 +28,8 @@ public:
   /// Replaces the tokens of \p Range. Edits inside it made before or after
   /// are dropped when the text is put together.
   bool replaceRange(clang::SourceRange Range, llvm::StringRef Text, llvm::StringRef What);
+  /// Replaces the characters of \p Range, which lie in one file.
+  bool replaceChars(clang::CharSourceRange Range, llvm::StringRef Text, llvm::StringRef What);
   /// Replaces statement \p S together with the semicolon that ends it.
   bool replaceStatement(const clang::Stmt &S, llvm::StringRef Text, llvm::StringRef What);
   /// Whether the tokens of \p Range are characters of a file that an edit can replace.

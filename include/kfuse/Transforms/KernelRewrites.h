@@ -90,6 +90,11 @@ bool rewriteBarriers(const KernelModel &Model, SectionContext &Ctx, EditSet &Edi
 /// group_index(), ...) from the kernel's own view of it.
 bool rewriteGroupQueries(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);
 
+/// Replaces the text of each preprocessor branch of the body that was not
+/// compiled with an #error that fires when a device compilation takes it:
+/// kfuse rewrote only the branches it parsed.
+bool guardSkippedBranches(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);
+
 /// Points extern __shared__ arrays at the kernel's own region.
 bool rewriteDynamicShared(const KernelModel &Model, const RenameMap &Names, SectionContext &Ctx,
                           EditSet &Edits);
