@@ -38,6 +38,7 @@ public:
     checkDeviceVariables();
     checkBody(Model);
     checkReturns(Model);
+    checkPadding(Model);
     if (auto [Var, Helper] = Model.dynamicShared(); Var && M.Spec->AnyBlockSize) {
       report(Model.Decl->getLocation(), ID::DynamicSharedResizable) << Model.Name;
       if (Helper)
@@ -190,6 +191,19 @@ private:
         noteInlinedFrom();
       }
     }
+  }
+
+  /// A block smaller than whole warps is padded; the padding threads arrive
+  /// at plain barriers only.
+  void checkPadding(const KernelModel &Model) {
+    unsigned Threads = M.Spec->blockThreads();
+    if (M.Spec->AnyBlockSize || Threads % 32 == 0)
+      return;
+    for (const Barrier &B : Model.Barriers)
+      if (B.Kind == BarrierKind::SyncThreadsCount) {
+        report(B.Call->getBeginLoc(), ID::PaddedCountBarrier) << Model.Name << Threads << B.Callee;
+        return;
+      }
   }
 
   void checkReturns(const KernelModel &Model) {

@@ -234,8 +234,10 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   for (size_t G = 0; G < Groups.size(); ++G)
     for (size_t J = Groups[G].First; J < Groups[G].First + Groups[G].Count; ++J) {
       ThreadRange R = Plan.Plan->Ranges[G];
-      if (Groups[G].Chain)
-        R.Size = Members[J].Spec->blockThreads();
+      if (Groups[G].Chain) {
+        R.Active = Members[J].Spec->blockThreads();
+        R.Size = warpPadded(R.Active);
+      }
       Expanded.Ranges.push_back(R);
     }
   PartitionPlan Laid = Layout.Vertical ? vertically(Expanded) : Expanded;

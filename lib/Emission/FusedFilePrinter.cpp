@@ -38,12 +38,16 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
   }
 }
 
+/// The thread's index within the kernel's range.
+std::string localThread(const FusedSection &S) {
+  return S.Range.Begin == 0 ? "kfuse_tid" : "(kfuse_tid - " + std::to_string(S.Range.Begin) + "u)";
+}
+
 /// The kernel's own view of the block and the grid, under the built-in
 /// names, so its body, its macros and the helpers inlined into it read them
 /// unchanged.
 void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
-  std::string Local = S.Range.Begin == 0 ? "kfuse_tid" : "(kfuse_tid - " +
-                                                             std::to_string(S.Range.Begin) + "u)";
+  std::string Local = localThread(S);
   const auto &B = S.Block;
   if (S.UsesThreadIdx) {
     std::string X = B[1] * B[2] == 1 ? Local : Local + " % " + std::to_string(B[0]) + "u";
@@ -81,6 +85,8 @@ void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
 void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   OS << "// Kernel '" << S.KernelName << "' (" << S.Origin << "): threads " << threadRange(S.Range)
      << " as a block of " << dims(S.Block);
+  if (S.Range.padded())
+    OS << " (the last " << S.Range.Size - S.Range.Active << " pad it to whole warps)";
   if (S.Range.BarrierId)
     OS << ", barrier " << S.Range.BarrierId;
   if (S.Barriers == BarrierStyle::ExitAware)
@@ -93,15 +99,21 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
     if (!M.Definition.empty())
       OS << "#define " << M.Definition << "\n";
   }
+  // Threads that pad a small block to whole warps run nothing; with
+  // barriers they stay in the range and arrive as threads that are done.
+  bool PadsWait = S.Range.padded() && S.Barriers == BarrierStyle::ExitAware;
+  unsigned Last = PadsWait ? S.Range.end() : S.Range.Begin + S.Range.Active;
   OS << "if (";
   if (S.Range.Begin != 0)
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
-  OS << "kfuse_tid < " << S.Range.end() << "u && kfuse_block < " << S.GridName << ".x * "
+  OS << "kfuse_tid < " << Last << "u && kfuse_block < " << S.GridName << ".x * "
      << S.GridName << ".y * " << S.GridName << ".z) {\n";
   if (!S.WaitBefore.empty())
     OS << "// It reads what other threads of the block wrote in the kernels before it.\n"
        << S.WaitBefore << "\n";
   printSectionPrologue(OS, S);
+  if (PadsWait)
+    OS << "if (" << localThread(S) << " < " << S.Range.Active << "u)\n";
   OS << S.Body << "\n";
   if (!S.EndLabel.empty())
     OS << S.EndLabel << ":;\n";

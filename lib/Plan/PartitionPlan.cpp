@@ -44,11 +44,11 @@ private:
   std::vector<unsigned> evenSplit() {
     unsigned Fixed = 0, Resizable = 0, Sum = 0;
     for (const PartitionMember &M : R.Members) {
-      Sum += M.BlockThreads;
+      Sum += M.Resizable ? M.BlockThreads : warpPadded(M.BlockThreads);
       if (M.Resizable)
         ++Resizable;
       else
-        Fixed += M.BlockThreads;
+        Fixed += warpPadded(M.BlockThreads);
     }
     unsigned Total = R.Threads.value_or(std::min(Sum, MaxBlockThreads));
     std::vector<unsigned> Sizes;
@@ -81,11 +81,11 @@ private:
     unsigned Total = 0;
     for (size_t I = 0; I < Sizes.size(); ++I) {
       const PartitionMember &M = R.Members[I];
-      Total += Sizes[I];
+      Total += M.Resizable ? Sizes[I] : warpPadded(Sizes[I]);
       if (!M.Resizable && Sizes[I] != M.BlockThreads)
         problem(ID::PartitionFixedBlock,
                 {M.Id, std::to_string(M.BlockThreads), std::to_string(Sizes[I])});
-      else if (Sizes[I] % WarpSize != 0)
+      else if (M.Resizable && Sizes[I] % WarpSize != 0)
         problem(ID::PartitionNotWarpMultiple, {M.Id, std::to_string(Sizes[I])});
     }
     if (Total > MaxBlockThreads)
@@ -112,13 +112,14 @@ private:
     for (size_t I = 0; I < Sizes.size(); ++I) {
       ThreadRange T;
       T.Begin = Plan.BlockThreads;
-      T.Size = Sizes[I];
+      T.Size = warpPadded(Sizes[I]);
+      T.Active = Sizes[I];
       if (R.Members[I].UsesBarriers) {
         while (Reserved.count(NextBarrier))
           ++NextBarrier;
         T.BarrierId = NextBarrier++;
       }
-      Plan.BlockThreads += Sizes[I];
+      Plan.BlockThreads += T.Size;
       Plan.Ranges.push_back(T);
     }
     return Plan;

@@ -226,7 +226,11 @@ public:
     S.Block = S.Resizable ? std::array<unsigned, 3>{Range.Size, 1, 1} : M.Spec->Block;
     S.LaunchName = Names.allocate(Prefix + "_launch");
     S.GridName = Names.allocate(Prefix + "_grid");
-    S.Barriers = needsExitAwareBarriers(Model) ? BarrierStyle::ExitAware : BarrierStyle::Aligned;
+    // Threads that pad a small block to whole warps are done from the start,
+    // so they must keep arriving at the kernel's barriers like returned ones.
+    bool PaddedBarriers = Range.padded() && Model.synchronizes();
+    S.Barriers = needsExitAwareBarriers(Model) || PaddedBarriers ? BarrierStyle::ExitAware
+                                                                 : BarrierStyle::Aligned;
     std::string SharedOffset = Names.allocate(Prefix + "_shared_offset");
 
     RenameMap Renames;

@@ -12,7 +12,7 @@ unsigned fusedThreads(const std::vector<TuneMember> &Members) {
   unsigned Sum = 0;
   bool AnyResizable = false;
   for (const TuneMember &M : Members) {
-    Sum += M.Threads;
+    Sum += M.Resizable ? M.Threads : warpPadded(M.Threads);
     AnyResizable |= M.Resizable;
   }
   return AnyResizable ? std::min(Sum, 1024u) : Sum;
@@ -29,9 +29,9 @@ void split(const std::vector<TuneMember> &Members, unsigned Step, size_t I, unsi
   }
   const TuneMember &M = Members[I];
   if (!M.Resizable) {
-    if (M.Threads <= Left) {
+    if (warpPadded(M.Threads) <= Left) {
       Current.push_back(M.Threads);
-      split(Members, Step, I + 1, Left - M.Threads, Current, Out);
+      split(Members, Step, I + 1, Left - warpPadded(M.Threads), Current, Out);
       Current.pop_back();
     }
     return;
@@ -70,7 +70,7 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
   std::vector<unsigned> Sizes;
   if (Planned.Plan)
     for (const ThreadRange &R : Planned.Plan->Ranges)
-      Sizes.push_back(R.Size);
+      Sizes.push_back(R.Active);
   return Sizes;
 }
 

@@ -53,6 +53,29 @@ TEST(PartitionPlan, FixedKernelsKeepTheirBlock) {
   EXPECT_EQ(R.Plan->Ranges[1].BarrierId, 2u);
 }
 
+TEST(PartitionPlan, PadsBlocksSmallerThanWholeWarps) {
+  // Rodinia's nw runs 16 threads per block; the next kernel starts at a warp.
+  PartitionResult R = planPartition(
+      request({{"nw", 16, false, true}, {"odd", 48, false, false}, {"c", 256, true, false}}));
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{32, 64, 256}));
+  EXPECT_EQ(R.Plan->Ranges[0].Active, 16u);
+  EXPECT_EQ(R.Plan->Ranges[1].Begin, 32u);
+  EXPECT_EQ(R.Plan->Ranges[1].Active, 48u);
+  EXPECT_TRUE(R.Plan->Ranges[1].padded());
+  EXPECT_FALSE(R.Plan->Ranges[2].padded());
+  EXPECT_EQ(R.Plan->BlockThreads, 352u);
+}
+
+TEST(PartitionPlan, APaddedKernelTakesItsBlockInAPartition) {
+  PartitionRequest Req = request({{"nw", 16, false, true}, {"c", 256, true, false}});
+  Req.Partition = {16, 96};
+  PartitionResult R = planPartition(Req);
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{32, 96}));
+  EXPECT_EQ(R.Plan->BlockThreads, 128u);
+}
+
 TEST(PartitionPlan, BarrierIdsSkipKernelsWithoutBarriers) {
   PartitionResult R = planPartition(
       request({{"a", 256, true, false}, {"b", 256, true, true}, {"c", 256, true, true}}));
@@ -104,10 +127,11 @@ TEST(PartitionPlan, ResizableKernelsNeedAWarpEach) {
   EXPECT_EQ(R.Problems[0].Id, diag::ID::NoThreadsLeft);
 }
 
-TEST(PartitionPlan, FixedBlocksMustBeWarpMultiples) {
+TEST(PartitionPlan, FixedBlocksAreRoundedUpToWarps) {
   PartitionResult R = planPartition(request({{"a", 100, false, false}, {"b", 256, true, false}}));
-  ASSERT_EQ(R.Problems.size(), 1u);
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionNotWarpMultiple);
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{128, 256}));
+  EXPECT_EQ(R.Plan->Ranges[0].Active, 100u);
 }
 
 TEST(PartitionPlan, AtMostFifteenKernelsWithBarriers) {

@@ -22,6 +22,13 @@ constexpr unsigned MaxBlockThreads = 1024;
 /// Named barriers per block on sm_70 and later; id 0 is __syncthreads() itself.
 constexpr unsigned MaxBarrierIds = 16;
 
+/// The threads a kernel of \p Threads threads per block occupies in a fused
+/// block: whole warps, so that no warp holds two kernels. The threads past
+/// its block (a block of 16 threads occupies 32) run nothing of it.
+constexpr unsigned warpPadded(unsigned Threads) {
+  return (Threads + WarpSize - 1) / WarpSize * WarpSize;
+}
+
 /// What the planner needs to know of one kernel of a fusion.
 struct PartitionMember {
   std::string Id;
@@ -42,9 +49,13 @@ struct PartitionRequest {
 
 struct ThreadRange {
   unsigned Begin = 0;
-  unsigned Size = 0;
+  unsigned Size = 0;      ///< Whole warps.
   unsigned BarrierId = 0; ///< 0 when the kernel has no barrier.
+  /// Threads that run the kernel: Size, or its block when that is smaller
+  /// than a whole number of warps (the rest of the range pads it).
+  unsigned Active = 0;
   unsigned end() const { return Begin + Size; }
+  bool padded() const { return Active < Size; }
 };
 
 struct PartitionPlan {
@@ -59,8 +70,10 @@ struct PartitionResult {
 
 /// Checks an explicit partition, or splits the block evenly in warp multiples
 /// when none is given: kernels that are not resizable keep their own block
-/// size, the resizable ones share the rest. The block to split is
-/// Request.Threads, else the sum of the original block sizes capped at 1024.
+/// size (in whole warps), the resizable ones share the rest. The block to
+/// split is Request.Threads, else the sum of the original block sizes capped
+/// at 1024. A partition gives each kernel its threads: a fixed kernel's is
+/// its block size, whatever warps it occupies.
 PartitionResult planPartition(const PartitionRequest &Request);
 
 } // namespace kfuse
