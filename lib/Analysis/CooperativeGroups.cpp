@@ -120,6 +120,26 @@ GroupCall onBlock(StringRef Name) {
                      "with the other kernels");
 }
 
+GroupCall onGrid(StringRef Name) {
+  if (Name == "sync")
+    return {GroupCallKind::GridSync, {}, 0, ""};
+  if (Name == "is_valid")
+    return {GroupCallKind::WarpLocal, {}, 0, ""}; // The fused launch is no more cooperative.
+  std::optional<BlockQuery> Q = llvm::StringSwitch<std::optional<BlockQuery>>(Name)
+                                    .Case("thread_rank", BlockQuery::GridThreadRank)
+                                    .Cases("size", "num_threads", BlockQuery::GridSize)
+                                    .Case("thread_index", BlockQuery::GridThreadIndex)
+                                    .Cases("group_dim", "dim_threads", BlockQuery::GridDimThreads)
+                                    .Case("block_rank", BlockQuery::GridBlockRank)
+                                    .Case("num_blocks", BlockQuery::GridNumBlocks)
+                                    .Case("block_index", BlockQuery::GridBlockIndex)
+                                    .Case("dim_blocks", BlockQuery::GridDimBlocks)
+                                    .Default(std::nullopt);
+  if (Q)
+    return query(*Q);
+  return unsupported("it acts on the whole grid, which a fused kernel shares with other kernels");
+}
+
 GroupCall onTile(StringRef Name, const Group &Tile) {
   if (Tile.Size > 32 || Tile.Size == 0)
     return unsupported(TileTooLarge);
@@ -161,9 +181,7 @@ GroupCall classifyGroupCall(const CallExpr &Call) {
   case GroupType::Coalesced:
     return {GroupCallKind::WarpLocal, {}, 0, ""};
   case GroupType::Grid:
-    if (Name == "sync")
-      return {GroupCallKind::GridSync, {}, 0, ""};
-    return unsupported("it acts on the whole grid, which a fused kernel shares with other kernels");
+    return onGrid(Name);
   case GroupType::Cluster:
     return unsupported("it acts on a cluster of blocks, which a fused kernel shares with other "
                        "kernels");

@@ -14,6 +14,8 @@ namespace {
 
 constexpr const char *Rank = "((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x)";
 constexpr const char *Size = "(blockDim.x * blockDim.y * blockDim.z)";
+constexpr const char *BlockRank = "((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x)";
+constexpr const char *Blocks = "(gridDim.x * gridDim.y * gridDim.z)";
 
 /// The expression answering \p Q, and the built-ins it reads.
 std::string answer(const GroupQueryUse &Q, std::set<BuiltinVar> &Reads) {
@@ -40,6 +42,32 @@ std::string answer(const GroupQueryUse &Q, std::set<BuiltinVar> &Reads) {
   case BlockQuery::MetaGroupSize:
     Reads.insert(BuiltinVar::BlockDim);
     return std::string("((") + Size + " + " + std::to_string(Q.TileSize - 1) + "u) / " + N + ")";
+  default:
+    break;
+  }
+  // The grid's, which count in unsigned long long.
+  Reads.insert({BuiltinVar::ThreadIdx, BuiltinVar::BlockDim, BuiltinVar::BlockIdx,
+                BuiltinVar::GridDim});
+  switch (Q.Query) {
+  case BlockQuery::GridThreadRank:
+    return std::string("(1ull * ") + BlockRank + " * " + Size + " + " + Rank + ")";
+  case BlockQuery::GridSize:
+    return std::string("(1ull * ") + Blocks + " * " + Size + ")";
+  case BlockQuery::GridThreadIndex:
+    return "dim3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, "
+           "blockIdx.z * blockDim.z + threadIdx.z)";
+  case BlockQuery::GridDimThreads:
+    return "dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z)";
+  case BlockQuery::GridBlockRank:
+    return std::string("(1ull * ") + BlockRank + ")";
+  case BlockQuery::GridNumBlocks:
+    return std::string("(1ull * ") + Blocks + ")";
+  case BlockQuery::GridBlockIndex:
+    return "dim3(blockIdx.x, blockIdx.y, blockIdx.z)";
+  case BlockQuery::GridDimBlocks:
+    return "dim3(gridDim.x, gridDim.y, gridDim.z)";
+  default:
+    break;
   }
   return "";
 }

@@ -11,8 +11,11 @@
 //     kernel's range is made of whole warps starting at a warp boundary, so
 //     ranks within a tile are the kernel's; only meta_group_rank() and
 //     meta_group_size() of a tile cut from the block count in the block;
-//   - anything else (the grid, a cluster, a tile of more than a warp, a
-//     type-erased thread_group, a block-wide collective) is refused.
+//   - the grid's queries (thread_rank(), size(), block_rank(), ...) count in
+//     the kernel's own grid and block, and are rewritten likewise; its sync()
+//     is refused, since every fused block also runs the other kernels;
+//   - anything else (a cluster, a tile of more than a warp, a type-erased
+//     thread_group, a block-wide collective) is refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_ANALYSIS_COOPERATIVEGROUPS_H
@@ -42,6 +45,15 @@ enum class BlockQuery {
   GroupDim,      ///< group_dim(), dim_threads(): blockDim.
   MetaGroupRank, ///< A tile's index among the block's tiles.
   MetaGroupSize, ///< How many tiles the block holds.
+  // The grid's, over the kernel's own grid and block:
+  GridThreadRank,  ///< thread_rank(): the thread's linear index in the grid.
+  GridSize,        ///< size(), num_threads().
+  GridThreadIndex, ///< thread_index(): blockIdx * blockDim + threadIdx.
+  GridDimThreads,  ///< group_dim(), dim_threads(): gridDim * blockDim.
+  GridBlockRank,   ///< block_rank().
+  GridNumBlocks,   ///< num_blocks().
+  GridBlockIndex,  ///< block_index(): blockIdx.
+  GridDimBlocks,   ///< dim_blocks(): gridDim.
 };
 
 struct GroupCall {
