@@ -94,11 +94,14 @@ std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Nam
   const auto *F = llvm::dyn_cast<clang::FunctionDecl>(P.getDeclContext());
   bool FromTemplate = F && F->isTemplateInstantiation();
   EditSet Edits(Unit, Diags);
-  if (P.getIdentifier() && NameLoc.isFileID() && !FromTemplate &&
-      Edits.canEdit(P.getSourceRange()) && Edits.replaceToken(NameLoc, Name, P.getName()) &&
-      renameFileSymbols(*M.Renames, P.getSourceRange(), SM, Edits)) {
+  // Without its default argument: later parameters of the fused kernel have none.
+  clang::SourceRange Range =
+      P.hasDefaultArg() ? clang::SourceRange(P.getBeginLoc(), NameLoc) : P.getSourceRange();
+  if (P.getIdentifier() && NameLoc.isFileID() && !FromTemplate && Edits.canEdit(Range) &&
+      Edits.replaceToken(NameLoc, Name, P.getName()) &&
+      renameFileSymbols(*M.Renames, Range, SM, Edits)) {
     // The kernel's signature stands outside the section's macros.
-    std::string Spelled = Edits.rewrittenText(P.getSourceRange());
+    std::string Spelled = Edits.rewrittenText(Range);
     if (macroOverrides(*M.Renames, Spelled).empty())
       return Spelled;
   }

@@ -48,9 +48,9 @@ public:
         Use(Use) {}
 
   /// What the preamble keeps at namespace scope, without writing it.
-  std::map<std::string, SourceLocation> definitions() {
+  ExtractedPreamble definitions() {
     visitContext(Unit.getASTContext().getTranslationUnitDecl());
-    return std::move(Result.Definitions);
+    return std::move(Result);
   }
 
   std::optional<ExtractedPreamble> run(PreambleHistory &History) {
@@ -132,10 +132,12 @@ private:
     for (const Decl *D : DC->decls()) {
       if (D->isImplicit() || !inProjectFile(D))
         continue;
-      if (isa<NamespaceDecl, LinkageSpecDecl>(D))
+      if (isa<NamespaceDecl, LinkageSpecDecl>(D)) {
         visitContext(cast<DeclContext>(D));
-      else
-        visitDecl(D);
+        continue;
+      }
+      noteHeaderDefinition(D);
+      visitDecl(D);
     }
   }
 
@@ -164,8 +166,11 @@ private:
           dropExplicitInstantiations(*Template);
         return drop(D, "kernel '" + F->getQualifiedNameAsString() + "' left out");
       }
-      if (!F->hasAttr<CUDADeviceAttr>())
+      if (!F->hasAttr<CUDADeviceAttr>()) {
+        if (Template)
+          dropExplicitInstantiations(*Template);
         return drop(D, "host function '" + F->getQualifiedNameAsString() + "' left out");
+      }
       if (!Template)
         makeInternal(*F);
       return keep(F);
@@ -227,6 +232,46 @@ private:
       Result.Definitions.emplace(D->getQualifiedNameAsString(), D->getLocation());
   }
 
+  /// A header kept as an include brings all its definitions, kept or not.
+  void noteHeaderDefinition(const Decl *D) {
+    const auto *Template = dyn_cast<TemplateDecl>(D);
+    const auto *Named = dyn_cast<NamedDecl>(
+        Template && isa<FunctionTemplateDecl>(Template) ? Template->getTemplatedDecl() : D);
+    if (!Named || !Named->getIdentifier() || inMainFile(D))
+      return;
+    if (std::optional<std::string> Key = clashKey(*Named)) {
+      OptionalFileEntryRef File = SM.getFileEntryRefForID(fileOf(D));
+      Result.HeaderDefinitions.emplace(
+          *Key, HeaderDefinition{Named->getLocation(),
+                                 File ? File->getFileEntry().tryGetRealPathName().str() : "",
+                                 Named->getQualifiedNameAsString()});
+    }
+  }
+
+  /// What a second definition of \p D would clash with: a function of the
+  /// same signature, a class or variable of the same name. Typedefs may be
+  /// repeated.
+  static std::optional<std::string> clashKey(const NamedDecl &D) {
+    std::string Name = D.getQualifiedNameAsString();
+    if (const auto *F = dyn_cast<FunctionDecl>(&D)) {
+      if (!F->isThisDeclarationADefinition())
+        return std::nullopt;
+      std::string Params;
+      for (const ParmVarDecl *P : F->parameters())
+        Params += (Params.empty() ? "" : ", ") + P->getType().getAsString();
+      return Name + "(" + Params + ")";
+    }
+    if (const auto *T = dyn_cast<TagDecl>(&D))
+      return T->isThisDeclarationADefinition() ? std::optional<std::string>("type " + Name)
+                                               : std::nullopt;
+    if (const auto *V = dyn_cast<VarDecl>(&D))
+      return V->isThisDeclarationADefinition() ? std::optional<std::string>("variable " + Name)
+                                               : std::nullopt;
+    if (isa<ClassTemplateDecl>(D))
+      return "type " + Name;
+    return std::nullopt;
+  }
+
   /// `extern "C" int f();` is a linkage specification without braces around
   /// its one declaration: it goes with the declaration.
   static const LinkageSpecDecl *bracelessLinkage(const Decl *D) {
@@ -240,6 +285,8 @@ private:
     SourceLocation Begin = SM.getExpansionLoc(D->getBeginLoc());
     if (const auto *F = dyn_cast<FunctionDecl>(D->getAsFunction() ? D->getAsFunction() : D))
       for (const Attr *A : F->attrs()) {
+        if (A->isInherited())
+          continue; // Written on an earlier declaration (a primary template's).
         SourceLocation Loc = SM.getExpansionLoc(A->getLocation());
         if (Loc.isValid() && SM.isBeforeInTranslationUnit(Loc, Begin) &&
             SM.getFileID(Loc) == SM.getFileID(Begin))
@@ -255,8 +302,8 @@ private:
     return CharSourceRange::getTokenRange(Begin, End);
   }
 
-  /// `template __global__ void k<float>(float *);` names a kernel that is
-  /// left out, so it goes too. Clang keeps no declaration of its own for
+  /// `template __global__ void k<float>(float *);` names a kernel (or host
+  /// function) that is left out, so it goes too. Clang keeps no declaration of its own for
   /// it, only the name's location: the directive runs from the `template`
   /// (or `extern`) before that to the semicolon after it.
   void dropExplicitInstantiations(const FunctionTemplateDecl &Template) {
@@ -284,8 +331,10 @@ private:
       Dropped.push_back(Whole);
       if (Kind == TSK_ExplicitInstantiationDefinition)
         DefinesTwice.insert(File);
-      Rewriter.ReplaceText(Whole, "// kfuse: instantiation of kernel '" +
-                                      S->getQualifiedNameAsString() + "' left out.");
+      std::string Spelled;
+      llvm::raw_string_ostream OS(Spelled);
+      S->getNameForDiagnostic(OS, S->getASTContext().getPrintingPolicy(), /*Qualified=*/true);
+      Rewriter.ReplaceText(Whole, "// kfuse: instantiation of '" + Spelled + "' left out.");
     }
   }
 
@@ -304,6 +353,12 @@ private:
     if (!F.isThisDeclarationADefinition() || F.isInlined() || isa<CXXMethodDecl>(F) ||
         F.getStorageClass() == SC_Static || !F.isExternallyVisible())
       return;
+    if (F.getTemplateSpecializationKind() == TSK_ExplicitSpecialization) {
+      // `static` may not qualify an explicit specialization; `inline` may.
+      DefinesTwice.insert(fileOf(&F));
+      Rewriter.InsertTextBefore(SM.getExpansionLoc(F.getInnerLocStart()), "inline ");
+      return;
+    }
     DefinesTwice.insert(fileOf(&F)); // nvcc gives device functions host symbols too.
     if (const LinkageSpecDecl *Spec = bracelessLinkage(&F))
       return replaceLinkage(*Spec, "[[maybe_unused]] static inline ");
@@ -422,7 +477,9 @@ private:
         continue;
       auto Mode = Modes.find(Include);
       if (Mode == Modes.end()) {
-        relocate(*Include);
+        if (std::any_of(Inclusions.begin(), Inclusions.end(),
+                        [&](const Inclusion &I) { return I.Directive == Include; }))
+          relocate(*Include); // A project file; system headers are found as before.
         continue;
       }
       std::string Name = Include->getFileName().str();
@@ -537,15 +594,31 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
                 NameAllocator &Names, Reporter &Diags) {
   std::map<const ASTUnit *, std::shared_ptr<FileRenames>> Plan;
   std::set<std::string> Defined;
+  std::map<std::string, std::string> HeaderDefined; // What would clash, to its header.
+  std::set<std::string> HeaderNames;
   std::map<std::string, UserMacro> Macros; // Defined after the preambles so far.
   const FileRenames None;
   for (const auto &[Unit, Variables] : Units) {
     auto Renames = std::make_shared<FileRenames>();
     std::set<std::string> Clashing;
-    for (const auto &[Name, Loc] :
-         Extractor(*Unit, ".", None, *Variables, Diags, PreambleUse::Fused).definitions())
-      if (!Defined.insert(Name).second)
+    ExtractedPreamble Kept =
+        Extractor(*Unit, ".", None, *Variables, Diags, PreambleUse::Fused).definitions();
+    // A header's definitions cannot be renamed: another input's different
+    // header, or an earlier .cu file, must not define them.
+    for (const auto &[Key, Def] : Kept.HeaderDefinitions) {
+      auto [It, New] = HeaderDefined.emplace(Key, Def.File);
+      if (!New && It->second != Def.File)
+        Diags.report(Def.Loc, Unit->getSourceManager(), diag::ID::HeaderClash)
+            << Key << "'" + It->second + "', which an earlier input includes";
+      else if (New && Defined.count(Def.Name))
+        Diags.report(Def.Loc, Unit->getSourceManager(), diag::ID::HeaderClash)
+            << Key << "an earlier input's .cu file";
+    }
+    for (const auto &[Name, Loc] : Kept.Definitions)
+      if (!Defined.insert(Name).second || HeaderNames.count(Name))
         Clashing.insert(Name);
+    for (const auto &[Key, Def] : Kept.HeaderDefinitions)
+      HeaderNames.insert(Def.Name);
     // Overloads and templates of one name keep sharing one name.
     std::map<std::string, std::string> NewNameOf;
     for (const std::string &Name : Clashing) {

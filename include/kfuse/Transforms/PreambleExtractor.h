@@ -31,11 +31,22 @@
 
 namespace kfuse {
 
+/// A definition a preamble keeps from one of the project's headers.
+struct HeaderDefinition {
+  clang::SourceLocation Loc;
+  std::string File; ///< Real path of the header.
+  std::string Name; ///< Qualified.
+};
+
 struct ExtractedPreamble {
   std::string Text;
-  /// Functions, variables and types kept at namespace scope, by qualified
-  /// name, with where they are declared; two files must not both define one.
+  /// Functions, variables and types the main file keeps at namespace scope,
+  /// by qualified name, with where they are declared; two files must not
+  /// both define one.
   std::map<std::string, clang::SourceLocation> Definitions;
+  /// Those the project's headers define, by what would clash ("dot(float3,
+  /// float3)", "struct S"); another input's different header must not define one.
+  std::map<std::string, HeaderDefinition> HeaderDefinitions;
 };
 
 class NameAllocator;
