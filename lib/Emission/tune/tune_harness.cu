@@ -97,6 +97,7 @@ struct Options {
   std::string out = "results.json";
   std::string nvcc = "nvcc";
   unsigned seed = std::random_device{}(); // Fresh inputs each run; --seed repeats one.
+  std::string only;                       ///< --fusion NAME: that fusion alone.
 };
 
 /// A variant's shared library and what the toolchain says of its kernel.
@@ -617,6 +618,8 @@ int main(int argc, char **argv) {
       opt.nvcc = argv[i + 1];
     else if (a == "--seed")
       opt.seed = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (a == "--fusion")
+      opt.only = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -639,8 +642,16 @@ int main(int argc, char **argv) {
   std::fprintf(out, "{\"device\": \"%s\", \"sm\": \"%d%d\", \"driver_api\": %d, \"runtime\": %d, "
                     "\"seed\": %u, \"fusions\": [",
                prop.name, prop.major, prop.minor, driver, runtime, opt.seed);
+  bool first = true;
   for (unsigned i = 0; i < sizeof(kFusions) / sizeof(kFusions[0]); ++i)
-    tuneFusion(kFusions[i], opt, prop, dir, out, i == 0);
+    if (opt.only.empty() || opt.only == kFusions[i].name) {
+      tuneFusion(kFusions[i], opt, prop, dir, out, first);
+      first = false;
+    }
+  if (first) {
+    std::fprintf(stderr, "no fusion named %s in this bundle\n", opt.only.c_str());
+    return 2;
+  }
   std::fprintf(out, "\n]}\n");
   std::fclose(out);
   std::printf("results: %s\n", opt.out.c_str());
