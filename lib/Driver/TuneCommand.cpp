@@ -137,6 +137,40 @@ private:
     return Ok;
   }
 
+  /// Whether a buffer of elements of \p Bytes can stand for an array of
+  /// \p Pointee: a number of that size, or a vector or a struct without
+  /// pointers or virtual functions (uint4, half2, a node of ints) made of
+  /// whole elements, which the harness fills and compares element by element.
+  static bool bufferFits(clang::ASTContext &AST, clang::QualType Pointee, unsigned Bytes) {
+    if (Pointee->isVoidType())
+      return true;
+    if (Pointee->isIncompleteType())
+      return false;
+    long long Size = AST.getTypeSizeInChars(Pointee).getQuantity();
+    if (Pointee->isArithmeticType())
+      return Size == Bytes;
+    const auto *Record = Pointee->getAsCXXRecordDecl();
+    bool Plain = Pointee->isVectorType() ||
+                 (Record && !Record->isPolymorphic() && !hasPointers(AST, Pointee));
+    return Plain && Size % Bytes == 0;
+  }
+
+  /// Random bits in a pointer would send the kernel anywhere.
+  static bool hasPointers(clang::ASTContext &AST, clang::QualType T) {
+    T = AST.getBaseElementType(T.getCanonicalType());
+    if (T->isPointerType() || T->isReferenceType())
+      return true;
+    if (const auto *Record = T->getAsCXXRecordDecl()) {
+      for (const clang::FieldDecl *F : Record->fields())
+        if (hasPointers(AST, F->getType()))
+          return true;
+      for (const clang::CXXBaseSpecifier &B : Record->bases())
+        if (hasPointers(AST, B.getType()))
+          return true;
+    }
+    return false;
+  }
+
   /// The harness's description of \p M, or nothing after reporting why the
   /// launch spec does not fit the kernel.
   std::optional<TuneKernel> tuneKernel(const Config &C, const FusionSpec &F,
@@ -176,10 +210,7 @@ private:
       };
       if (A.IsBuffer) {
         clang::QualType Pointee = T->isPointerType() ? T->getPointeeType() : clang::QualType();
-        if (Pointee.isNull() ||
-            (!Pointee->isVoidType() &&
-             (!Pointee->isArithmeticType() ||
-              AST.getTypeSizeInChars(Pointee).getQuantity() != elementBytes(A.Type)))) {
+        if (Pointee.isNull() || !bufferFits(AST, Pointee, elementBytes(A.Type))) {
           Mismatch();
           continue;
         }
