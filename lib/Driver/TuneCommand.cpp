@@ -20,6 +20,8 @@
 #include "kfuse/Tuning/VariantSpace.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -309,6 +311,7 @@ private:
     for (size_t I = 0; I < Inputs.size() && I < Originals.size(); ++I)
       Files["originals_" + std::to_string(I) + ".cu"] =
           printOriginalsSource(Originals[I], Natives[Inputs[I].second]);
+    Files["include_dirs.txt"] = includeDirs(Inputs, Dir);
     Files["tune_spec.h"] = printTuneSpec(Fusions);
     Files["tune_harness.cu"] = tuneHarnessSource();
     Files["kfuse_occupancy.h"] = occupancyHeaderSource();
@@ -324,6 +327,29 @@ private:
                                                       llvm::sys::fs::all_exe |
                                                       llvm::sys::fs::owner_write);
     return true;
+  }
+
+  /// The inputs' own include directories (-I, -iquote), one per line and
+  /// relative to the bundle, so that the harness finds `<helper_cuda.h>`
+  /// where the build did when the bundle sits in the project's tree.
+  static std::string
+  includeDirs(const std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs,
+              const std::string &Dir) {
+    std::vector<std::string> Dirs;
+    for (const auto &[Spec, Unit] : Inputs)
+      for (const auto &E :
+           Unit->getPreprocessor().getHeaderSearchInfo().getHeaderSearchOpts().UserEntries) {
+        if (E.IsFramework ||
+            (E.Group != clang::frontend::Angled && E.Group != clang::frontend::Quoted))
+          continue;
+        std::string Relative = relativePath(E.Path, Dir);
+        if (std::find(Dirs.begin(), Dirs.end(), Relative) == Dirs.end())
+          Dirs.push_back(Relative);
+      }
+    std::string Text;
+    for (const std::string &D : Dirs)
+      Text += D + "\n";
+    return Text;
   }
 
   int runBundle(const std::string &Dir, const std::string &Results) {

@@ -125,8 +125,13 @@ std::string tuneRunScript() {
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 nvcc=${NVCC:-nvcc}
-"$nvcc" -std=c++17 -O2 -arch=native -cudart shared -I"$here" "$here/tune_harness.cu" \
-  "$here"/originals_*.cu -o "$here/harness" -ldl
+# The kernels' include directories, relative to this directory.
+includes=()
+while IFS= read -r dir; do
+  [ -n "$dir" ] && includes+=("-I$here/$dir")
+done < "$here/include_dirs.txt"
+"$nvcc" -std=c++17 -O2 -arch=native -cudart shared -I"$here" "${includes[@]}" \
+  "$here/tune_harness.cu" "$here"/originals_*.cu -o "$here/harness" -ldl
 "$here/harness" --nvcc "$nvcc" "$@"
 )sh";
 }

@@ -98,6 +98,7 @@ struct Options {
   std::string nvcc = "nvcc";
   unsigned seed = std::random_device{}(); // Fresh inputs each run; --seed repeats one.
   std::string only;                       ///< --fusion NAME: that fusion alone.
+  std::string includes; ///< The kernels' include directories, as nvcc options.
 };
 
 /// A variant's shared library and what the toolchain says of its kernel.
@@ -128,7 +129,7 @@ void compileAll(const Options &opt, const std::string &arch, std::vector<std::st
     for (size_t i = next++; i < sources.size(); i = next++) {
       std::string log = outputs[i] + ".log";
       std::string cmd = opt.nvcc + " -std=c++17 -O3 -arch=" + arch +
-                        " -cudart shared -shared -Xcompiler -fPIC " + defines[i] + " " + sources[i] +
+                        " -cudart shared -shared -Xcompiler -fPIC " + opt.includes + defines[i] + " " + sources[i] +
                         " -o " + outputs[i] + " > " + log + " 2>&1";
       auto start = Clock::now();
       int rc = std::system(cmd.c_str());
@@ -634,6 +635,18 @@ int main(int argc, char **argv) {
               prop.major, prop.minor, prop.multiProcessorCount, driver, runtime, opt.seed);
   std::string dir = here();
   std::system(("mkdir -p " + dir + "/build").c_str());
+  // kfuse lists them relative to the bundle.
+  if (FILE *dirs = std::fopen((dir + "/include_dirs.txt").c_str(), "r")) {
+    char line[4096];
+    while (std::fgets(line, sizeof line, dirs)) {
+      std::string d(line);
+      while (!d.empty() && (d.back() == '\n' || d.back() == '\r'))
+        d.pop_back();
+      if (!d.empty())
+        opt.includes += "'-I" + dir + "/" + d + "' ";
+    }
+    std::fclose(dirs);
+  }
   FILE *out = std::fopen(opt.out.c_str(), "w");
   if (!out) {
     std::perror(opt.out.c_str());
