@@ -156,6 +156,7 @@ std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit) {
     M.Normalized = normalized(M.Definition);
     M.File = realPath(SM, File);
     M.Guard = Headers.getFileInfo(*Entry).getControllingMacro(nullptr) == Name;
+    M.Loc = Begin;
     Result[Name->getName().str()] = std::move(M);
   }
   return Result;

@@ -639,6 +639,14 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
     for (const std::string &Name : Renames->UndefineBefore)
       Macros.erase(Name);
     Renames->Macros = userMacros(*Unit);
+    // Two files guarded by one macro: the fused file would skip the later.
+    for (const auto &[Name, M] : Renames->Macros) {
+      auto Earlier = Macros.find(Name);
+      if (M.Guard && Earlier != Macros.end() && Earlier->second.Guard &&
+          Earlier->second.File != M.File)
+        Diags.report(M.Loc, Unit->getSourceManager(), diag::ID::GuardClash)
+            << Name << Earlier->second.File;
+    }
     for (const auto &[Name, M] : Renames->Macros)
       Macros[Name] = M;
     Plan[Unit] = std::move(Renames);

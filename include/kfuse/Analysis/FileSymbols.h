@@ -45,6 +45,8 @@ struct UserMacro {
   std::string Normalized; ///< The definition with white space normalized, to compare.
   std::string File;       ///< Real path of the file that defines it.
   bool Guard = false;     ///< The include guard of that file.
+  /// Where it is defined, in the unit userMacros() read it from.
+  clang::SourceLocation Loc;
 };
 
 /// The macros defined at the end of the file outside system headers, by name.
