@@ -323,10 +323,23 @@ private:
     for (const auto &[Name, Text] : Files)
       if (!writeAtomically(Dir + "/" + Name, Text, Diags))
         return false;
+    removeStaleOriginals(Dir, Files);
     llvm::sys::fs::setPermissions(Dir + "/run.sh", llvm::sys::fs::all_read |
                                                       llvm::sys::fs::all_exe |
                                                       llvm::sys::fs::owner_write);
     return true;
+  }
+
+  /// run.sh compiles every originals_*.cu: one an earlier bundle with more
+  /// inputs left in \p Dir would define its kernels a second time.
+  static void removeStaleOriginals(const std::string &Dir,
+                                   const std::map<std::string, std::string> &Files) {
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+      llvm::StringRef Name = llvm::sys::path::filename(It->path());
+      if (Name.starts_with("originals_") && Name.ends_with(".cu") && !Files.count(Name.str()))
+        llvm::sys::fs::remove(It->path());
+    }
   }
 
   /// The inputs' own include directories (-I, -iquote), one per line and
