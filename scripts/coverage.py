@@ -16,8 +16,9 @@ script only points at them.
       bundle (OUT/bundle) whose harness compares every fused variant with
       the original kernels on the GPU. Writes OUT/pairs.json.
 
-  scripts/coverage.py gpu --out OUT           (on the GPU machine, CUDA only)
-      Runs the bundle's harness: OUT/gpu.json, OUT/gpu.log.
+  scripts/coverage.py gpu --out OUT [--part K/N]   (on the GPU machine, CUDA only)
+      Runs the bundle's harness, one fusion per process: OUT/gpu/NAME.json,
+      OUT/gpu.log. --part runs the K-th of N shares (one command each).
 
   scripts/coverage.py report --out OUT        Markdown for docs/coverage.md.
 
@@ -47,6 +48,8 @@ def samples_flags(root, path):
     """cuda-samples: every sample's CMakeLists adds Common/; some turn on
     separable compilation or extended lambdas."""
     flags = ["-std=c++17", "-I" + str(root / "Common"), "-I" + str(path.parent)]
+    if (path.parent.parent / "inc").is_dir():  # FDTD3d keeps its headers beside src/.
+        flags.append("-I" + str(path.parent.parent / "inc"))
     cmake = path.parent / "CMakeLists.txt"
     text = cmake.read_text(errors="replace") if cmake.exists() else ""
     if "CUDA_SEPARABLE_COMPILATION ON" in text:
@@ -177,6 +180,290 @@ def files_table(results):
     return "\n".join(rows)
 
 
+# ---------------------------------------------------------------------------
+# Pairs: fuse, compile, link; a tuning bundle checks them on the GPU.
+
+# Refusals whose reason is safety (the fusion would deadlock, race or compute
+# something else), as against a limitation kfuse could lift.
+SAFETY = {
+    "kfuse-grid-sync": "the grid synchronizes",
+    "kfuse-cooperative-groups": "cooperative groups a fused block cannot keep",
+    "kfuse-call-unknown": "a call kfuse cannot see (function pointer)",
+    "kfuse-small-block-count-barrier": "a count barrier would count padding threads",
+    "kfuse-return-before-barrier": "a return before a counting barrier",
+    "kfuse-shared-variable-alias": "two kernels share one __shared__ variable",
+    "kfuse-device-variable": "the program writes a device variable no mode reaches",
+    "kfuse-dynamic-shared-resizable": "dynamic shared memory sized by the block",
+    "kfuse-block-too-large": "the two blocks hold more than 1024 threads",
+}
+
+
+def load_pairs(path):
+    import yaml
+    return yaml.safe_load(Path(path).read_text())["pairs"]
+
+
+def flags_of(suites, suite, rel):
+    root = suites[suite]
+    return SUITES[suite][1](root, root / rel)
+
+
+def merge_flags(lists):
+    out = []
+    for flags in lists:
+        for f in flags:
+            if f not in out:
+                out.append(f)
+    return out
+
+
+def write_pair_config(pair, suites, directory):
+    """A kfuse config for one pair, with absolute paths."""
+    import yaml
+    kernels, replace = [], []
+    for k in pair["kernels"]:
+        entry = {key: value for key, value in k.items() if key not in ("suite", "file")}
+        entry["file"] = str(suites[k["suite"]] / k["file"])
+        kernels.append(entry)
+    for r in pair.get("replace", []):
+        suite, _, rel = r.partition(":")
+        replace.append(str(suites[suite] / rel))
+    config = {"kernels": kernels,
+              "fusions": [{"name": pair["name"], "kernels": [k["name"] for k in pair["kernels"]],
+                           "tune": {"step": 1024, "samples": 20, "tolerance": 1e-4}}]}
+    if replace:
+        config["replace"] = replace
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "config.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path, config
+
+
+def cmd_pairs(args):
+    import yaml
+    out = Path(args.out).resolve()
+    suites = parse_suites(args.suite)
+    every = []
+    for name, root in suites.items():
+        every += list(suite_files(name, root))
+    write_database(out / "db" / "all", every)
+    previous = {}
+    if args.only and (out / "pairs.json").exists():
+        previous = {r["name"]: r for r in json.loads((out / "pairs.json").read_text())}
+    results = []
+    for pair in load_pairs(args.pairs):
+        if args.only and pair["name"] not in args.only and pair["name"] in previous:
+            results.append(previous[pair["name"]])
+            continue
+        d = out / "pairs" / pair["name"]
+        if d.exists():
+            shutil.rmtree(d)
+        config, body = write_pair_config(pair, suites, d)
+        r = {"name": pair["name"], "what": pair.get("what", ""),
+             "kernels": [f"{k['suite']}/{k['file']}:{k['kernel']}" for k in pair["kernels"]],
+             "fused": False, "compiled": False, "linked": False, "gpu": pair_has_launch(pair)}
+        rc, text, _ = run([args.kfuse, "fuse", str(config), "-p", str(out / "db" / "all"),
+                           "-o", str(d / "fused.cu")])
+        (d / "kfuse.log").write_text(text)
+        if rc != 0:
+            r["error"], r["id"] = first_error(text)
+            r["safety"] = SAFETY.get(r["id"], "")
+            r["written"] = (d / "fused.cu").exists()
+            results.append(r)
+            print(f"refused {pair['name']}: {r['id']} {r['error'][:150]}", flush=True)
+            continue
+        r["fused"] = True
+        files = []
+        for k in pair["kernels"]:
+            if (k["suite"], k["file"]) not in files:
+                files.append((k["suite"], k["file"]))
+        flags = merge_flags(flags_of(suites, s_, f) for s_, f in files)
+        pic = ["-Xcompiler", "-fPIC"]
+        rc, text, _ = run(nvcc_command(args.nvcc, d / "fused.cu", flags + pic, str(d / "fused.o")))
+        r["compiled"] = rc == 0
+        if rc != 0:
+            r["compile_error"] = first_error(text)[0]
+            (d / "nvcc.log").write_text(text)
+            results.append(r)
+            print(f"FUSED BUT DOES NOT COMPILE {pair['name']}: {r['compile_error'][:200]}", flush=True)
+            continue
+        # The fused object alone defines everything it refers to (a replaced
+        # file's host code may need its program's other files); beside each
+        # original object the program keeps, no symbol is defined twice (the
+        # mains of two sample programs aside: no program holds both).
+        replaced = {str(suites[x.partition(':')[0]] / x.partition(':')[2]) for x in pair.get("replace", [])}
+        link_ok, link_errors = True, []
+        rdc = ["-rdc=true"] if "-rdc=true" in flags else []
+        if not replaced:
+            rc, text, _ = run([args.nvcc, f"-arch={ARCH}", "-shared", "-Xlinker", "-z,defs", "-o",
+                               str(d / "alone.so")] + rdc + [str(d / "fused.o")])
+            if rc != 0:
+                link_ok = False
+                link_errors.append("alone: " + (first_error(text)[0] or text.strip()[-300:]))
+        for s_, f in files:
+            if str(suites[s_] / f) in replaced:
+                continue
+            obj = d / (Path(f).stem + ".o")
+            rc, text, _ = run(nvcc_command(args.nvcc, suites[s_] / f, flags_of(suites, s_, f) + pic, str(obj)))
+            if rc != 0:
+                link_ok = False
+                link_errors.append("original does not compile: " + first_error(text)[0])
+                continue
+            rc, text, _ = run([args.nvcc, f"-arch={ARCH}", "-shared", "-o", str(d / "linked.so")] + rdc +
+                              [str(d / "fused.o"), str(obj)])
+            twice = [l for l in text.splitlines()
+                     if "ultiple definition" in l and "`main'" not in l and "'main'" not in l]
+            if twice:
+                link_ok = False
+                link_errors.append(f"beside {Path(f).name}: " + twice[0].strip())
+        r["linked"] = link_ok
+        if link_errors:
+            r["link_error"] = "; ".join(link_errors)
+            print(f"FUSED BUT DOES NOT LINK {pair['name']}: {r['link_error'][:200]}", flush=True)
+        else:
+            print(f"ok {pair['name']}", flush=True)
+        results.append(r)
+    (out / "pairs.json").write_text(json.dumps(results, indent=1))
+    # Bundles for the pairs the GPU checks: the harness compares each fused
+    # variant with the original kernels on the same random inputs. A pair may
+    # name its own bundle (`bundle:`) when its files cannot share one
+    # translation unit with the others' (one include guard for two files).
+    bundles = {}
+    by_name = {p["name"]: p for p in load_pairs(args.pairs)}
+    for r in results:
+        if not (r["linked"] and r["gpu"]):
+            continue
+        tuned = bundles.setdefault(by_name[r["name"]].get("bundle", "bundle"),
+                                   {"kernels": [], "fusions": [], "replace": []})
+        body = yaml.safe_load((out / "pairs" / r["name"] / "config.yaml").read_text())
+        # Kernel names are the config's and must be unique across pairs.
+        renamed = {k["name"]: f"{r['name']}_{k['name']}" for k in body["kernels"]}
+        tuned["kernels"] += [dict(k, name=renamed[k["name"]]) for k in body["kernels"]]
+        tuned["fusions"] += [dict(f, kernels=[renamed[n] for n in f["kernels"]])
+                             for f in body["fusions"]]
+        tuned["replace"] += [x for x in body.get("replace", []) if x not in tuned["replace"]]
+    (out / "gpu").mkdir(exist_ok=True)
+    fusions = []
+    for bundle, tuned in bundles.items():
+        if not tuned["replace"]:
+            del tuned["replace"]
+        config = out / "gpu" / f"{bundle}.yaml"
+        config.write_text(yaml.safe_dump(tuned, sort_keys=False))
+        fusions += [{"fusion": f["name"], "bundle": bundle} for f in tuned["fusions"]]
+        rc, text, _ = run([args.kfuse, "tune", str(config), "-p", str(out / "db" / "all"),
+                           "--bundle", str(out / bundle)])
+        (out / "gpu" / f"{bundle}.log").write_text(text)
+        print(text.strip().splitlines()[-1] if text.strip() else "", flush=True)
+        if rc != 0:
+            sys.exit(f"coverage: kfuse tune could not write {bundle}; see {out / 'gpu' / bundle}.log")
+    (out / "gpu" / "fusions.json").write_text(json.dumps(fusions, indent=1))
+    print(pairs_table(results))
+
+
+def pair_has_launch(pair):
+    return all("launch" in k for k in pair["kernels"])
+
+
+def cmd_gpu(args):
+    """On the GPU machine: the bundle's harness, one process per fusion, so a
+    kernel that faults on its inputs cannot end the others' checks."""
+    out = Path(args.out).resolve()
+    names = json.loads((out / "gpu" / "fusions.json").read_text())
+    (out / "gpu").mkdir(exist_ok=True)
+    log = []
+    k, _, n = args.part.partition("/")
+    k, n = int(k), int(n)
+    names = names[(k - 1) * len(names) // n:k * len(names) // n]
+    for entry in names:
+        name, bundle = entry["fusion"], out / entry["bundle"]
+        result = out / "gpu" / f"{name}.json"
+        if not (bundle / "harness").exists():  # run.sh builds it first.
+            cmd = ["bash", str(bundle / "run.sh")]
+        else:
+            cmd = [str(bundle / "harness"), "--nvcc", args.nvcc]
+        cmd += ["--fusion", name, "--out", str(result), "--jobs", str(args.jobs), "--seed", "7"]
+        # A fused kernel that hangs must not take the machine's time.
+        rc, text, secs = run(cmd, timeout=300 if cmd[0] == "bash" else 150)
+        with open(out / "gpu.log", "a") as f:  # Kept if the machine's time runs out.
+            f.write(f"=== {name}: exit {rc} in {secs:.0f} s\n{text}\n")
+        print(f"{name}: exit {rc} in {secs:.0f} s", flush=True)
+
+
+
+def gpu_verdicts(out):
+    """Per fusion: whether every fused variant matched the original kernels
+    (False also when the harness failed), and the machine."""
+    verdicts, device = {}, {}
+    entries = json.loads((out / "gpu" / "fusions.json").read_text()) if (out / "gpu" / "fusions.json").exists() else []
+    for name in [e["fusion"] for e in entries]:
+        path = out / "gpu" / f"{name}.json"
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            if (out / "gpu.log").exists():
+                verdicts[name] = False
+            continue
+        device = {"device": data.get("device", ""), "driver": data.get("driver_api", ""),
+                  "runtime": data.get("runtime", "")}
+        for f in data["fusions"]:
+            fused = [c for c in f["candidates"] if c["kind"] in ("horizontal", "vertical")]
+            native = [c for c in f["candidates"] if c["kind"] in ("sequential", "streams", "graph")]
+            verdicts[f["fusion"]] = bool(fused) and all(c["valid"] for c in fused)
+            if not verdicts[f["fusion"]] and not all(c["valid"] for c in native):
+                # The original launches disagree with one another on these
+                # inputs: the kernels race on them, nothing to compare.
+                verdicts[f["fusion"]] = "inconclusive"
+    return verdicts, device
+
+
+def pairs_table(results, verdicts=None):
+    rows = ["| pair | kernels | result |", "|---|---|---|"]
+    for r in results:
+        if not r["fused"]:
+            kind = f"safety: {r['safety']}" if r.get("safety") else "limitation"
+            result = f"refused, `{r['id']}` ({kind})"
+        elif not r["compiled"]:
+            result = "**fused, does not compile**"
+        elif not r["linked"]:
+            result = "**fused and compiled, does not link**"
+        elif verdicts is not None and r["gpu"]:
+            v = verdicts.get(r["name"])
+            result = ("fused, compiled, linked; inconclusive on the GPU: the original launches "
+                      "differ from one another on these inputs" if v == "inconclusive" else
+                      "fused, compiled, linked, **matches on the GPU**" if v else
+                      "fused, compiled, linked, **differs on the GPU**" if v is False else
+                      "fused, compiled, linked, not run on the GPU")
+        else:
+            result = "fused, compiled, linked"
+        rows.append(f"| {r['name']} | {'<br>'.join(r['kernels'])} | {result} |")
+    return "\n".join(rows)
+
+
+def cmd_report(args):
+    out = Path(args.out).resolve()
+    files = json.loads((out / "files.json").read_text()) if (out / "files.json").exists() else []
+    pairs = json.loads((out / "pairs.json").read_text()) if (out / "pairs.json").exists() else []
+    verdicts, device = gpu_verdicts(out)
+    print("## Files\n")
+    print(files_table(files))
+    failed = [r for r in files if r["nvcc"] and not r["kfuse"]]
+    if failed:
+        print("\nFiles nvcc accepts that kfuse list does not read:\n")
+        for r in failed:
+            print(f"- {r['suite']}/{r['file']}: `{r['kfuse_error']}`")
+    print("\n## Pairs\n")
+    if device:
+        print(f"GPU: {device['device']}, driver API {device['driver']}, runtime {device['runtime']}.\n")
+    print(pairs_table(pairs, verdicts if device else None))
+    total = len(pairs)
+    good = sum(1 for r in pairs if r["fused"] and r["compiled"] and r["linked"] and
+               (verdicts.get(r["name"]) is True if r["gpu"] and device else not r["gpu"]))
+    unsure = sum(1 for r in pairs if verdicts.get(r["name"]) == "inconclusive")
+    broken = sum(1 for r in pairs if r["fused"] and not (r["compiled"] and r["linked"]))
+    print(f"\n{good} of {total} pairs fuse, compile, link and match; {unsure} inconclusive; "
+          f"{broken} fused but did not compile or link.")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = p.add_subparsers(dest="step", required=True)
@@ -187,6 +474,24 @@ def main():
     f.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
     f.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     f.set_defaults(fn=cmd_files)
+    q = sub.add_parser("pairs")
+    q.add_argument("--suite", action="append", default=[])
+    q.add_argument("--out", required=True)
+    q.add_argument("--pairs", default=str(ROOT / "scripts" / "coverage-pairs.yaml"))
+    q.add_argument("--only", action="append", default=[],
+                   help="run this pair again, keeping the others' results (repeatable)")
+    q.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
+    q.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    q.set_defaults(fn=cmd_pairs)
+    g = sub.add_parser("gpu")
+    g.add_argument("--out", required=True)
+    g.add_argument("--jobs", type=int, default=os.cpu_count())
+    g.add_argument("--part", default="1/1", help="K/N: the K-th of N equal shares of the fusions")
+    g.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    g.set_defaults(fn=cmd_gpu)
+    rp = sub.add_parser("report")
+    rp.add_argument("--out", required=True)
+    rp.set_defaults(fn=cmd_report)
     args = p.parse_args()
     args.fn(args)
 
