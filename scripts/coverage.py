@@ -13,11 +13,13 @@ script only points at them.
       Per pair of real kernels: a config, `kfuse fuse`, nvcc on the output,
       and a link of the output beside the original objects (or in place of
       the files it replaces). Pairs with launch specs also get a tuning
-      bundle (OUT/bundle) whose harness compares every fused variant with
-      the original kernels on the GPU. Writes OUT/pairs.json.
+      bundle (OUT/bundle, or OUT/NAME for a pair's `bundle: NAME`) whose
+      harness compares every fused variant with the original kernels on
+      the GPU. Writes OUT/pairs.json and OUT/gpu/fusions.json.
+      --only NAME runs that pair again and keeps the others' results.
 
   scripts/coverage.py gpu --out OUT [--part K/N]   (on the GPU machine, CUDA only)
-      Runs the bundle's harness, one fusion per process: OUT/gpu/NAME.json,
+      Runs the bundles' harnesses, one fusion per process: OUT/gpu/NAME.json,
       OUT/gpu.log. --part runs the K-th of N shares (one command each).
 
   scripts/coverage.py report --out OUT        Markdown for docs/coverage.md.
@@ -370,9 +372,10 @@ def cmd_gpu(args):
     out = Path(args.out).resolve()
     names = json.loads((out / "gpu" / "fusions.json").read_text())
     (out / "gpu").mkdir(exist_ok=True)
-    log = []
     k, _, n = args.part.partition("/")
     k, n = int(k), int(n)
+    if k == 1:  # A new measurement; later shares add to its log.
+        (out / "gpu.log").write_text("")
     names = names[(k - 1) * len(names) // n:k * len(names) // n]
     for entry in names:
         name, bundle = entry["fusion"], out / entry["bundle"]
