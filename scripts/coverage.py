@@ -18,9 +18,10 @@ script only points at them.
       the GPU. Writes OUT/pairs.json and OUT/gpu/fusions.json.
       --only NAME runs that pair again and keeps the others' results.
 
-  scripts/coverage.py gpu --out OUT [--part K/N]   (on the GPU machine, CUDA only)
+  scripts/coverage.py gpu --out OUT [--part K/N] [--only NAME]   (on the GPU machine, CUDA only)
       Runs the bundles' harnesses, one fusion per process: OUT/gpu/NAME.json,
-      OUT/gpu.log. --part runs the K-th of N shares (one command each).
+      OUT/gpu.log. --part runs the K-th of N shares (one command each);
+      --only NAME runs that fusion again and keeps the others' results.
 
   scripts/coverage.py report --out OUT        Markdown for docs/coverage.md.
 
@@ -374,7 +375,12 @@ def cmd_gpu(args):
     (out / "gpu").mkdir(exist_ok=True)
     k, _, n = args.part.partition("/")
     k, n = int(k), int(n)
-    if k == 1:  # A new measurement; later shares add to its log.
+    if args.only:
+        unknown = set(args.only) - {e["fusion"] for e in names}
+        if unknown:
+            sys.exit(f"coverage: no fusion named {', '.join(sorted(unknown))} in {out / 'gpu' / 'fusions.json'}")
+        names = [e for e in names if e["fusion"] in args.only]
+    elif k == 1:  # A new measurement; later shares add to its log.
         (out / "gpu.log").write_text("")
     names = names[(k - 1) * len(names) // n:k * len(names) // n]
     for entry in names:
@@ -490,6 +496,8 @@ def main():
     g.add_argument("--out", required=True)
     g.add_argument("--jobs", type=int, default=os.cpu_count())
     g.add_argument("--part", default="1/1", help="K/N: the K-th of N equal shares of the fusions")
+    g.add_argument("--only", action="append", default=[],
+                   help="run this fusion again, keeping the others' results (repeatable)")
     g.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     g.set_defaults(fn=cmd_gpu)
     rp = sub.add_parser("report")
