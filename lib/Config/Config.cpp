@@ -11,6 +11,22 @@
 
 namespace kfuse {
 
+const char *gridModeName(GridMode M) {
+  switch (M) {
+  case GridMode::AsLaunched: return "as-launched";
+  case GridMode::Persistent: return "persistent";
+  case GridMode::Dynamic: return "dynamic";
+  }
+  return "";
+}
+
+std::optional<GridMode> parseGridMode(const std::string &Name) {
+  for (GridMode M : AllGridModes)
+    if (Name == gridModeName(M))
+      return M;
+  return std::nullopt;
+}
+
 bool Config::replaces(const std::string &ResolvedFile) const {
   return std::find(Replace.begin(), Replace.end(), ResolvedFile) != Replace.end();
 }
@@ -460,7 +476,8 @@ private:
 
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
     checkKeys(N, "a fusion entry",
-              {"name", "mode", "kernels", "partition", "threads", "tune", "flows", "same"});
+              {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows",
+               "same"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -503,6 +520,11 @@ private:
     if (YAML::Node Threads = N["threads"]) {
       F.Threads = positiveInteger(Threads, "threads");
       Ok &= F.Threads.has_value();
+    }
+    if (YAML::Node Grid = N["grid"]) {
+      std::optional<GridMode> M = gridMode(Grid, "grid");
+      Ok &= M.has_value();
+      F.Grid = M.value_or(F.Grid);
     }
     if (YAML::Node Tune = N["tune"])
       Ok &= readTune(Tune, F.Tune);
@@ -604,13 +626,35 @@ private:
     return Ok;
   }
 
+  std::optional<GridMode> gridMode(const YAML::Node &N, const char *Key) {
+    std::optional<GridMode> M = N.IsScalar() ? parseGridMode(N.Scalar()) : std::nullopt;
+    if (!M)
+      problem(ID::ConfigBadValue, positionOf(N),
+              {Key, "'as-launched', 'persistent' or 'dynamic'"});
+    return M;
+  }
+
   bool readTune(const YAML::Node &N, TuneSpec &T) {
     if (!N.IsMap()) {
       problem(ID::ConfigBadValue, positionOf(N), {"tune", "a mapping"});
       return false;
     }
-    checkKeys(N, "tune", {"step", "samples", "tolerance"});
+    checkKeys(N, "tune", {"step", "samples", "tolerance", "grids"});
     bool Ok = true;
+    if (YAML::Node Grids = N["grids"]) {
+      if (!Grids.IsSequence() || Grids.size() == 0) {
+        problem(ID::ConfigBadValue, positionOf(Grids), {"grids", "a list of grid modes"});
+        Ok = false;
+      } else {
+        T.Grids.clear();
+        for (const YAML::Node &G : Grids) {
+          std::optional<GridMode> M = gridMode(G, "grids");
+          Ok &= M.has_value();
+          if (M && std::find(T.Grids.begin(), T.Grids.end(), *M) == T.Grids.end())
+            T.Grids.push_back(*M);
+        }
+      }
+    }
     if (YAML::Node Step = N["step"]) {
       std::optional<unsigned> V = positiveInteger(Step, "step");
       if (V && *V % 32 != 0) {

@@ -206,6 +206,7 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     }
   if (!Ok)
     return std::nullopt;
+  GridMode Grid = Layout.Grid.value_or(F.Grid);
   PartitionRequest Request;
   Request.Fusion = F.Name;
   Request.Partition = Layout.Threads ? *Layout.Threads : F.Partition;
@@ -215,7 +216,13 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   Request.Column = At.Column;
   for (const MemberGroup &G : Groups) {
     // A chain runs on one range: as many threads as its largest kernel.
-    PartitionMember P{G.Name, 0, G.Count == 1 && Members[G.First].Spec->AnyBlockSize, false, {}};
+    // A dynamic grid's range waits for the block its leader took; a chain's
+    // loop waits on an id of its own, as its kernels' barriers may count
+    // fewer threads.
+    bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical;
+    bool Waits = Looped && Grid == GridMode::Dynamic && G.Count == 1;
+    PartitionMember P{G.Name, 0, G.Count == 1 && Members[G.First].Spec->AnyBlockSize, Waits, {},
+                      Looped && G.Count > 1};
     for (size_t J = G.First; J < G.First + G.Count; ++J) {
       const FusionMember &M = Members[J];
       P.BlockThreads = std::max(P.BlockThreads, M.Spec->blockThreads());
@@ -249,8 +256,33 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   if (K) {
     K->Vertical = Layout.Vertical || F.Mode == FusionMode::Vertical;
     K->MinBlocksPerSm = Layout.MinBlocksPerSm;
+    K->Grid = Grid;
+    if (Grid != GridMode::AsLaunched)
+      K->Loops = blockLoops(Groups, *Plan.Plan, Laid, Layout.Vertical, Grid);
   }
   return K;
+}
+
+/// The loops of a persistent kernel: per group of kernels that share a
+/// range, or one over the whole block when every kernel starts at thread 0.
+std::vector<BlockLoop> FusionPipeline::blockLoops(const std::vector<MemberGroup> &Groups,
+                                                  const PartitionPlan &Plan,
+                                                  const PartitionPlan &Laid, bool Vertical,
+                                                  GridMode Grid) {
+  bool Dynamic = Grid == GridMode::Dynamic;
+  if (Vertical) {
+    bool Barriers = std::any_of(Laid.Ranges.begin(), Laid.Ranges.end(),
+                                [](const ThreadRange &R) { return R.BarrierId != 0; });
+    return {{0, Laid.BlockThreads, 0, 0, Laid.Ranges.size(), Dynamic || Barriers}};
+  }
+  std::vector<BlockLoop> Loops;
+  for (size_t G = 0; G < Groups.size(); ++G) {
+    const ThreadRange &R = Plan.Ranges[G];
+    unsigned Id = Groups[G].Count > 1 ? R.LoopBarrierId : R.BarrierId;
+    Loops.push_back({R.Begin, R.Size, Id, Groups[G].First, Groups[G].Count,
+                     Dynamic || R.BarrierId != 0});
+  }
+  return Loops;
 }
 
 /// A kernel compiled for at most N threads per block may use more

@@ -32,6 +32,7 @@ struct FusionLayout {
   bool Vertical = false;    ///< Every kernel from thread 0, one after the other.
   std::string Name;         ///< Names the kernel and launcher; empty: the fusion's.
   std::string MinBlocksPerSm; ///< Second __launch_bounds__ argument; empty: none.
+  std::optional<GridMode> Grid; ///< Instead of the config's.
 };
 
 class FusionPipeline {
@@ -93,6 +94,9 @@ private:
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
   std::optional<FusionMember> member(const KernelSpec &K);
   void reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit, const KernelLookup &Found);
+  static std::vector<BlockLoop> blockLoops(const std::vector<MemberGroup> &Groups,
+                                           const PartitionPlan &Plan, const PartitionPlan &Laid,
+                                           bool Vertical, GridMode Grid);
   bool respectsLaunchBounds(const std::vector<FusionMember> &Members, const PartitionPlan &Plan);
 };
 

@@ -36,6 +36,10 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
     if (!S.SharedOffsetName.empty())
       Item(Launch ? S.SharedOffsetName : "const unsigned " + S.SharedOffsetName);
   }
+  // Per loop, the next original block: zeroed memory of this launch alone,
+  // so that launches in other streams never share a counter.
+  if (K.Grid == GridMode::Dynamic)
+    Item(Launch ? "kfuse_tickets" : "unsigned *const kfuse_tickets");
 }
 
 /// The thread's index within the kernel's range.
@@ -125,17 +129,82 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
        << M.Name << "\")\n";
 }
 
+void printRegisters(llvm::raw_ostream &OS, const FusedKernel &K) {
+  for (const auto &[Comment, Declaration] : K.Registers)
+    OS << "// " << Comment << "\n" << Declaration << "\n";
+}
+
+/// Waits for the loop's threads: between iterations and after the leader
+/// took a block from the counter.
+void printLoopBarrier(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
+  if (L.BarrierId == 0 && L.Begin == 0 && L.Size == K.BlockThreads)
+    OS << "__syncthreads();\n";
+  else
+    OS << "asm volatile(\"bar.sync " << L.BarrierId << ", " << L.Size << ";\" ::: \"memory\");\n";
+}
+
+/// A persistent kernel's loop: its threads run one original block of each of
+/// its sections per iteration, the blocks of the sections' own grids that
+/// this fused block takes (every gridDim.x-th, or the next from a counter).
+void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
+                    size_t Index) {
+  bool Dynamic = K.Grid == GridMode::Dynamic;
+  OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") loop over original blocks"
+     << (Dynamic ? ", taking the next from a counter" : ", every gridDim.x-th") << ".\n";
+  if (L.Begin == 0 && L.Size == K.BlockThreads)
+    OS << "{\n";
+  else if (L.Begin == 0)
+    OS << "if (kfuse_tid < " << L.Size << "u) {\n";
+  else
+    OS << "if (kfuse_tid >= " << L.Begin << "u && kfuse_tid < " << L.Begin + L.Size << "u) {\n";
+  // As many iterations as the longest grid of its sections has blocks.
+  std::string Count = "kfuse_blocks_" + std::to_string(Index);
+  auto Blocks = [&](size_t I) {
+    const std::string &G = K.Sections[I].GridName;
+    return G + ".x * " + G + ".y * " + G + ".z";
+  };
+  OS << "unsigned " << Count << " = " << Blocks(L.First) << ";\n";
+  for (size_t I = L.First + 1; I < L.First + L.Count; ++I)
+    OS << "if (" << Blocks(I) << " > " << Count << ") " << Count << " = " << Blocks(I) << ";\n";
+  std::string Counter = "kfuse_tickets[" + std::to_string(Index) + "]";
+  std::string Next = "kfuse_next_" + std::to_string(Index);
+  if (Dynamic) {
+    OS << "__shared__ unsigned " << Next << ";\n"
+       << "for (;;) {\n"
+       << "if (kfuse_tid == " << L.Begin << "u) " << Next << " = atomicAdd(&" << Counter
+       << ", 1u);\n";
+    printLoopBarrier(OS, K, L);
+    OS << "const unsigned kfuse_block = " << Next << ";\n"
+       << "if (kfuse_block >= " << Count << ") break;\n";
+  } else {
+    OS << "for (unsigned kfuse_block = blockIdx.x; kfuse_block < " << Count
+       << "; kfuse_block += gridDim.x) {\n";
+  }
+  if (L.Count > 1)
+    printRegisters(OS, K);
+  for (size_t I = L.First; I < L.First + L.Count; ++I)
+    printSection(OS, K.Sections[I]);
+  if (L.WaitBetween) {
+    OS << "// The next iteration reuses this one's barriers and shared memory.\n";
+    printLoopBarrier(OS, K, L);
+  }
+  OS << "}\n}\n";
+}
+
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
+  bool Persistent = K.Grid != GridMode::AsLaunched;
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
      << (K.Vertical ? " kernels one after the other" : " kernels side by side")
-     << " in blocks of " << K.BlockThreads
-     << " threads; fused block b runs block b of each kernel whose grid has it.\n";
+     << " in blocks of " << K.BlockThreads << " threads; "
+     << (Persistent ? "a persistent grid: each fused block loops over original blocks.\n"
+                    : "fused block b runs block b of each kernel whose grid has it.\n");
   OS << "__global__ void __launch_bounds__(" << K.BlockThreads
      << (K.MinBlocksPerSm.empty() ? "" : ", " + K.MinBlocksPerSm) << ") " << K.KernelName << "(";
   printKernelParams(OS, K, /*Launch=*/false);
   OS << ") {\n";
   OS << "const unsigned kfuse_tid = threadIdx.x;\n";
-  OS << "const unsigned kfuse_block = blockIdx.x;\n";
+  if (!Persistent)
+    OS << "const unsigned kfuse_block = blockIdx.x;\n";
   bool Dynamic = false;
   unsigned Align = 16;
   for (const FusedSection &S : K.Sections)
@@ -145,10 +214,15 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
     }
   if (Dynamic)
     OS << "extern __shared__ __align__(" << Align << ") unsigned char kfuse_dynamic_shared[];\n";
-  for (const auto &[Comment, Declaration] : K.Registers)
-    OS << "// " << Comment << "\n" << Declaration << "\n";
-  for (const FusedSection &S : K.Sections)
-    printSection(OS, S);
+  // A persistent kernel starts them afresh in every iteration.
+  if (!Persistent)
+    printRegisters(OS, K);
+  if (Persistent)
+    for (size_t I = 0; I < K.Loops.size(); ++I)
+      printBlockLoop(OS, K, K.Loops[I], I);
+  else
+    for (const FusedSection &S : K.Sections)
+      printSection(OS, S);
   OS << "}\n\n";
 }
 
@@ -249,11 +323,31 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
      << "cudaError_t err = cudaFuncSetAttribute(" << K.KernelName
      << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kfuse_shared_bytes));\n"
      << "if (err != cudaSuccess) return err;\n}\n";
+  if (K.Grid != GridMode::AsLaunched)
+    OS << "// Persistent: no more blocks than are resident at once.\n"
+       << "static std::atomic<unsigned long long> kfuse_fit[KFUSE_CACHED_DEVICES];\n"
+       << "if (cudaError_t err = kfuse_resident_blocks(" << K.KernelName << ", kfuse_fit, "
+       << K.BlockThreads << "u, kfuse_shared_bytes, kfuse_blocks); err != cudaSuccess)\n"
+       << "return err;\n";
+  bool Dynamic = K.Grid == GridMode::Dynamic;
+  if (Dynamic) {
+    std::string Bytes = std::to_string(K.Loops.size()) + "u * sizeof(unsigned)";
+    OS << "unsigned *kfuse_tickets = nullptr;\n"
+       << "if (cudaError_t err = cudaMallocAsync(&kfuse_tickets, " << Bytes
+       << ", stream); err != cudaSuccess)\nreturn err;\n"
+       << "if (cudaError_t err = cudaMemsetAsync(kfuse_tickets, 0, " << Bytes
+       << ", stream); err != cudaSuccess) {\ncudaFreeAsync(kfuse_tickets, stream);\nreturn err;\n}\n";
+  }
   OS << K.KernelName << "<<<dim3(static_cast<unsigned>(kfuse_blocks)), dim3(" << K.BlockThreads
      << "u), kfuse_shared_bytes, stream>>>(";
   printKernelParams(OS, K, /*Launch=*/true);
   OS << ");\n";
-  OS << "return cudaGetLastError();\n}\n\n";
+  if (Dynamic)
+    OS << "const cudaError_t kfuse_launched = cudaGetLastError();\n"
+       << "const cudaError_t kfuse_freed = cudaFreeAsync(kfuse_tickets, stream);\n"
+       << "return kfuse_launched != cudaSuccess ? kfuse_launched : kfuse_freed;\n}\n\n";
+  else
+    OS << "return cudaGetLastError();\n}\n\n";
 }
 
 /// Barriers over one kernel's range of threads, used by the rewritten bodies.
@@ -317,6 +411,47 @@ all_done = exited[phase % 3u] == Count;
 )";
 }
 
+/// The grid of a persistent kernel, cached per device and dynamic shared
+/// memory size: the occupancy API's blocks per multiprocessor times the
+/// multiprocessors, at most one fused block per original block.
+void printResidentBlocks(llvm::raw_ostream &OS) {
+  OS << R"(#ifndef KFUSE_PERSISTENT_DEFINED
+#define KFUSE_PERSISTENT_DEFINED
+#define KFUSE_CACHED_DEVICES 64
+// Each cache entry holds (dynamic shared bytes + 1) << 32 | resident blocks.
+template <typename Kernel>
+inline cudaError_t kfuse_resident_blocks(Kernel kernel, std::atomic<unsigned long long> (&cache)[KFUSE_CACHED_DEVICES], unsigned threads, size_t shared_bytes, unsigned long long &blocks) {
+int device = 0;
+cudaError_t err = cudaGetDevice(&device);
+if (err != cudaSuccess) return err;
+const unsigned long long key = (static_cast<unsigned long long>(shared_bytes) + 1ull) << 32;
+unsigned long long fit = 0;
+if (device < KFUSE_CACHED_DEVICES) {
+const unsigned long long entry = cache[device].load(std::memory_order_relaxed);
+if ((entry & ~0xffffffffull) == key) fit = entry & 0xffffffffull;
+}
+if (fit == 0) {
+int per_sm = 0, sms = 0;
+err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), shared_bytes);
+if (err != cudaSuccess) return err;
+err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+if (err != cudaSuccess) return err;
+// A kernel that does not fit at all fails at its launch, with the reason.
+fit = per_sm > 0 && sms > 0 ? 1ull * per_sm * sms : 1ull;
+if (device < KFUSE_CACHED_DEVICES) cache[device].store(key | fit, std::memory_order_relaxed);
+}
+#ifdef KFUSE_MAX_RESIDENT_BLOCKS
+// Leaves the rest of the GPU to other work.
+if (fit > KFUSE_MAX_RESIDENT_BLOCKS) fit = KFUSE_MAX_RESIDENT_BLOCKS;
+#endif
+blocks = blocks < fit ? blocks : fit;
+return cudaSuccess;
+}
+#endif
+
+)";
+}
+
 void printLaunchStruct(llvm::raw_ostream &OS) {
   OS << "#ifndef KFUSE_LAUNCH_DEFINED\n#define KFUSE_LAUNCH_DEFINED\n"
      << "// How one original kernel would have been launched.\n"
@@ -351,7 +486,13 @@ std::string printFusedFile(const FusedFile &File) {
   llvm::raw_string_ostream OS(Out);
   OS << "// Generated by " << File.Generator << " from " << File.Config << ". Do not edit:\n"
      << "// change the config or the kernels and run kfuse again.\n\n"
-     << "#include <cuda_runtime.h>\n\n";
+     << "#include <cuda_runtime.h>\n";
+  bool Persistent = std::any_of(File.Kernels.begin(), File.Kernels.end(), [](const FusedKernel &K) {
+    return K.Grid != GridMode::AsLaunched;
+  });
+  if (Persistent)
+    OS << "#include <atomic>\n";
+  OS << "\n";
   for (const Preamble &P : File.Preambles) {
     if (P.Whole)
       OS << "// ---- " << P.Origin << ", whole: this file is compiled in its place ----\n";
@@ -367,6 +508,8 @@ std::string printFusedFile(const FusedFile &File) {
   llvm::raw_string_ostream GS(Generated);
   printLaunchStruct(GS);
   printBarrierHelpers(GS);
+  if (Persistent)
+    printResidentBlocks(GS);
   for (const FusedKernel &K : File.Kernels) {
     printKernel(GS, K);
     printLauncher(GS, K, File.LauncherHeader);

@@ -93,6 +93,8 @@ private:
     unsigned Barriers = static_cast<unsigned>(
         std::count_if(R.Members.begin(), R.Members.end(),
                       [](const PartitionMember &M) { return M.UsesBarriers; }) +
+        std::count_if(R.Members.begin(), R.Members.end(),
+                      [](const PartitionMember &M) { return M.LoopBarrier; }) +
         reservedIds().size());
     if (Barriers > MaxBarrierIds - 1)
       problem(ID::TooManyBarrierIds, {R.Fusion, std::to_string(Barriers)});
@@ -114,11 +116,15 @@ private:
       T.Begin = Plan.BlockThreads;
       T.Size = warpPadded(Sizes[I]);
       T.Active = Sizes[I];
-      if (R.Members[I].UsesBarriers) {
+      auto Allocate = [&] {
         while (Reserved.count(NextBarrier))
           ++NextBarrier;
-        T.BarrierId = NextBarrier++;
-      }
+        return NextBarrier++;
+      };
+      if (R.Members[I].UsesBarriers)
+        T.BarrierId = Allocate();
+      if (R.Members[I].LoopBarrier)
+        T.LoopBarrierId = Allocate();
       Plan.BlockThreads += T.Size;
       Plan.Ranges.push_back(T);
     }

@@ -11,6 +11,7 @@
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
 #include <array>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,20 @@ enum class FusionMode {
   Vertical,   ///< Every thread runs the kernels one after the other.
 };
 
+/// How the fused kernel's grid covers the original kernels' blocks.
+enum class GridMode {
+  AsLaunched, ///< One fused block per original block: the longest grid.
+  Persistent, ///< As many blocks as fit at once; each loops over its kernels' blocks.
+  Dynamic,    ///< Persistent, each block taking the next original block from a counter.
+};
+
+/// The spelling in configs, reports and tuning results: "as-launched", ...
+const char *gridModeName(GridMode M);
+std::optional<GridMode> parseGridMode(const std::string &Name);
+/// Every grid mode, in the order the tuner tries them.
+constexpr GridMode AllGridModes[] = {GridMode::AsLaunched, GridMode::Persistent,
+                                     GridMode::Dynamic};
+
 /// A parameter of one kernel of a fusion: "kernel.param" in the config.
 struct ParamRef {
   std::string Kernel;
@@ -101,6 +116,8 @@ struct TuneSpec {
   unsigned Step = 128;        ///< Partition granularity in threads, a warp multiple.
   unsigned Samples = 30;      ///< Timed samples per candidate (at least 20).
   double Tolerance = 1e-5;    ///< Relative difference allowed between float outputs.
+  /// Grid modes the variants try.
+  std::vector<GridMode> Grids{std::begin(AllGridModes), std::end(AllGridModes)};
 };
 
 /// One fusion: the kernels it combines, in the order of their thread ranges
@@ -112,6 +129,7 @@ struct FusionSpec {
   std::vector<std::string> Kernels;
   std::vector<unsigned> Partition; ///< Threads per kernel; empty means "split evenly".
   std::optional<unsigned> Threads; ///< Fused block size when no partition is given.
+  GridMode Grid = GridMode::AsLaunched;
   /// For vertical fusions: buffers passed from one kernel to the next.
   std::vector<FlowSpec> Flows;
   /// For vertical fusions: scalar parameters that always carry the same

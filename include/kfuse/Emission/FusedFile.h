@@ -6,6 +6,7 @@
 #ifndef KFUSE_EMISSION_FUSEDFILE_H
 #define KFUSE_EMISSION_FUSEDFILE_H
 
+#include "kfuse/Config/Config.h"
 #include "kfuse/Plan/PartitionPlan.h"
 
 #include <array>
@@ -88,6 +89,19 @@ struct FusedSection {
   std::array<bool, 3> UnitGrid{false, false, false};
 };
 
+/// Threads of a persistent kernel that loop together over original blocks:
+/// one kernel's range, a vertical chain's, or every thread of a vertical
+/// fusion. An iteration runs one original block of each of its sections.
+struct BlockLoop {
+  unsigned Begin = 0, Size = 0;
+  /// Waited at between iterations; 0 with the whole block is __syncthreads().
+  unsigned BarrierId = 0;
+  size_t First = 0, Count = 0; ///< Its sections.
+  /// Iterations must not overlap: the sections' barriers and shared memory
+  /// (or the dynamic block counter) are reused by the next one.
+  bool WaitBetween = false;
+};
+
 struct FusedKernel {
   std::string Fusion;
   std::string KernelName;
@@ -98,6 +112,8 @@ struct FusedKernel {
   /// bounds the registers; empty for none.
   std::string MinBlocksPerSm;
   std::vector<FusedSection> Sections;
+  GridMode Grid = GridMode::AsLaunched;
+  std::vector<BlockLoop> Loops; ///< For persistent grids: every section in one.
   /// Values passed from one kernel to the next in registers: the comment
   /// and the declaration of each.
   std::vector<std::pair<std::string, std::string>> Registers;

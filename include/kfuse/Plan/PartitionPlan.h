@@ -37,6 +37,9 @@ struct PartitionMember {
   bool UsesBarriers = false;
   /// Barrier ids the kernel's own inline PTX uses; no kernel gets them.
   std::vector<unsigned> ReservedBarrierIds{};
+  /// A second id for the range as a whole: a persistent loop over a chain
+  /// of kernels whose own barriers count fewer threads than the range.
+  bool LoopBarrier = false;
 };
 
 struct PartitionRequest {
@@ -51,6 +54,7 @@ struct ThreadRange {
   unsigned Begin = 0;
   unsigned Size = 0;      ///< Whole warps.
   unsigned BarrierId = 0; ///< 0 when the kernel has no barrier.
+  unsigned LoopBarrierId = 0; ///< 0 unless the member asked for one.
   /// Threads that run the kernel: Size, or its block when that is smaller
   /// than a whole number of warps (the rest of the range pads it).
   unsigned Active = 0;
