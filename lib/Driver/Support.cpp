@@ -84,6 +84,7 @@ FusionLayout tunedLayout(const Verdict &V) {
   Layout.Vertical = V.Fastest->Kind == "vertical";
   if (V.Fastest->RegisterBound)
     Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
+  Layout.Grid = V.Fastest->Grid;
   return Layout;
 }
 

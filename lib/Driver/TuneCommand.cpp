@@ -272,7 +272,7 @@ private:
         Natives[M.Unit].push_back(*K);
       }
       std::vector<std::string> Types = paramTypes(Members);
-      for (const Variant &V : variantSpace(Shape, F.Tune.Step)) {
+      for (const Variant &V : variantSpace(Shape, F.Tune.Step, F.Tune.Grids)) {
         unsigned Block = 0, Sum = 0;
         for (unsigned T : V.Threads) {
           Block = V.Vertical ? std::max(Block, T) : Block + T;
@@ -284,7 +284,8 @@ private:
           continue;
         std::string Source = F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3)
                                                               : V.Name) + ".cu";
-        TF.Variants.push_back({V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block});
+        TF.Variants.push_back(
+            {V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block, V.Grid});
         if (V.RegisterBound)
           continue;
         FusionLayout Layout;
@@ -292,6 +293,7 @@ private:
         Layout.Vertical = V.Vertical;
         Layout.Name = F.Name + "_" + identifierFrom(V.Name);
         Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
+        Layout.Grid = V.Grid;
         std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
         if (!K)
           return false;

@@ -42,6 +42,12 @@ CandidateResult candidate(const YAML::Node &N) {
   C.BlockThreads = get(N, "block_threads", 0u);
   C.RegisterBound = get(N, "register_bound", false);
   C.MinBlocksPerSm = get(N, "min_blocks_per_sm", 0u);
+  std::string Grid = get<std::string>(N, "grid", gridModeName(GridMode::AsLaunched));
+  std::optional<GridMode> Mode = parseGridMode(Grid);
+  if (!Mode)
+    throw YAML::Exception(N["grid"].Mark(), "candidate '" + C.Name + "' has an unknown grid '" +
+                                                Grid + "'");
+  C.Grid = *Mode;
   C.Registers = get(N, "registers", 0);
   C.SpillBytes = get(N, "spill_bytes", 0);
   C.StaticShared = get(N, "static_shared_bytes", 0);

@@ -74,20 +74,34 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
   return Sizes;
 }
 
-std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step) {
+/// What a variant's name says of its grid: nothing for the grid as launched.
+static std::string gridSuffix(GridMode G) {
+  switch (G) {
+  case GridMode::AsLaunched: return "";
+  case GridMode::Persistent: return "-p";
+  case GridMode::Dynamic: return "-d";
+  }
+  return "";
+}
+
+std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
+                                  const std::vector<GridMode> &Grids) {
   std::vector<Variant> Out;
   std::vector<std::vector<unsigned>> Splits = partitions(Members, Step);
   std::vector<unsigned> Even = evenSplit(Members);
   if (!Even.empty() && std::find(Splits.begin(), Splits.end(), Even) == Splits.end())
     Splits.insert(std::lower_bound(Splits.begin(), Splits.end(), Even), Even);
-  for (const std::vector<unsigned> &P : Splits) {
-    Out.push_back({"h" + joined(P), false, P, false});
-    Out.push_back({"h" + joined(P) + "-rb", false, P, true});
-  }
+  for (const std::vector<unsigned> &P : Splits)
+    for (GridMode G : Grids) {
+      std::string Name = "h" + joined(P) + gridSuffix(G);
+      Out.push_back({Name, false, P, false, G});
+      Out.push_back({Name + "-rb", false, P, true, G});
+    }
   std::vector<unsigned> Own;
   for (const TuneMember &M : Members)
     Own.push_back(M.Threads);
-  Out.push_back({"vertical", true, Own, false});
+  for (GridMode G : Grids)
+    Out.push_back({"vertical" + gridSuffix(G), true, Own, false, G});
   return Out;
 }
 

@@ -45,6 +45,7 @@ struct TuneVariant {
   bool Vertical = false, Bounded = false;
   std::vector<unsigned> Threads;
   unsigned BlockThreads = 0;
+  GridMode Grid = GridMode::AsLaunched;
 };
 
 struct TuneFusion {

@@ -8,6 +8,8 @@
 #ifndef KFUSE_TUNING_SELECTION_H
 #define KFUSE_TUNING_SELECTION_H
 
+#include "kfuse/Config/Config.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ struct CandidateResult {
   unsigned BlockThreads = 0;
   bool RegisterBound = false;
   unsigned MinBlocksPerSm = 0;
+  GridMode Grid = GridMode::AsLaunched;
   int Registers = 0, SpillBytes = 0, StaticShared = 0, BlocksPerSm = 0, BlocksPerSmModel = 0;
   double Median = 0, P25 = 0, P75 = 0;
   unsigned Samples = 0;

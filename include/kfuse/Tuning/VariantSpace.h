@@ -4,11 +4,14 @@
 // the kernels that work with any block size (the others keep their
 // blocks), the even split `kfuse fuse` emits without a partition, each
 // without and with the HFuse register bound, and the vertical variant (every
-// kernel from thread 0, one after the other) as a reference. Free of Clang.
+// kernel from thread 0, one after the other) as a reference; each in every
+// grid mode the fusion tries. Free of Clang.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_VARIANTSPACE_H
 #define KFUSE_TUNING_VARIANTSPACE_H
+
+#include "kfuse/Config/Config.h"
 
 #include <string>
 #include <vector>
@@ -23,10 +26,11 @@ struct TuneMember {
 
 /// One fused kernel to build and measure.
 struct Variant {
-  std::string Name;              ///< "h384-640", "h384-640-rb", "vertical".
+  std::string Name;              ///< "h384-640", "h384-640-p-rb", "vertical-d".
   bool Vertical = false;
   std::vector<unsigned> Threads; ///< Per kernel.
   bool RegisterBound = false;    ///< Compiled with the HFuse bound.
+  GridMode Grid = GridMode::AsLaunched;
 };
 
 /// The threads of the fused block: the sum of today's blocks, at most 1024
@@ -44,8 +48,10 @@ std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Mem
 std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
 /// Each partition (the even split among them, added where the step misses
-/// it) without and with the register bound, then the vertical variant.
-std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step);
+/// it) in each of \p Grids, without and with the register bound, then the
+/// vertical variant in each of \p Grids.
+std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
+                                  const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 
 } // namespace kfuse
 

@@ -63,6 +63,7 @@ struct Variant {
   bool vertical, bounded;
   unsigned threads[8]; // Per kernel.
   unsigned block_threads;
+  const char *grid; // as-launched, persistent or dynamic.
 };
 
 struct Fusion {
@@ -422,6 +423,7 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
     const Built *plain = nullptr;
     for (unsigned u = 0; u < f.nvariants; ++u)
       if (!f.variants[u].bounded && !f.variants[u].vertical &&
+          std::strcmp(f.variants[u].grid, var.grid) == 0 &&
           std::equal(var.threads, var.threads + f.nkernels, f.variants[u].threads))
         plain = &built[u];
     if (!plain || !plain->error.empty()) {
@@ -575,6 +577,7 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
       std::fprintf(out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
                    c.variant->block_threads, c.variant->bounded ? "true" : "false",
                    c.built->min_blocks);
+      json(out, "grid", c.variant->grid);
       std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
                    c.built->attr.numRegs, c.built->attr.localSizeBytes,
                    c.built->attr.sharedSizeBytes);
