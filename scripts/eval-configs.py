@@ -112,12 +112,38 @@ SWEEP = [("hist", "maxpool"), ("bn", "maxpool"), ("ethash", "sha256"), ("blake25
 SWEEP_SCALES = [0.25, 0.5, 1, 2, 4]
 
 
+def data_sized(spec, threads):
+    """The spec launched the legacy way: one thread per output (or nonce)."""
+    file, fn, _, args, what = spec
+    return (file, fn, -(-threads // BLOCK), args, what + ", one thread each")
+
+
+# Threads a data-sized launch starts per kernel: one per output or nonce
+# (batch norm keeps one block per channel).
+DATA_THREADS = {
+    "bn": lambda s: GRID * BLOCK,
+    "hist": lambda s: int(100663296 * s),
+    "maxpool": lambda s: int(5280 * s) * 56 * 56,
+    "upsample": lambda s: int(1780 * s) * 112 * 112,
+    "im2col": lambda s: int(3880 * s) * 56 * 56,
+    "ethash": lambda s: int(109312 * s),
+    "sha256": lambda s: int(835584 * s),
+    "blake256": lambda s: int(1278976 * s),
+    "blake2b": lambda s: int(1434624 * s),
+}
+
+
 def kernel(name, spec):
     file, fn, g, args, what = spec
     lines = [f"  - name: {name}  # {what}", f"    file: ../examples/eval/{file}",
              f"    kernel: {fn}", f"    block: [{BLOCK}]", "    any_block_size: true",
              "    launch:", f"      grid: [{g}]", "      args:"]
     return "\n".join(lines + [f"        - {a}" for a in args])
+
+
+# 528 blocks fill the GPU: the main run and the sweep keep the grids as
+# launched (configs/eval-data-sized.yaml measures the persistent grids).
+AS_LAUNCHED = "tune: {grids: [as-launched]}"
 
 
 def pairs(names):
@@ -138,9 +164,26 @@ def main():
             "# that every kernel runs for a similar time.\n" + HOWTO + "kernels:"]
     text += [kernel(n, SIZES[n](SCALE[n])) for n in DL + CRYPTO]
     text.append("fusions:")
-    text += [f"  - {{name: {a}_{b}, kernels: [{a}, {b}]}}" for a, b in pairs(DL) + pairs(CRYPTO)]
-    text.append(f"  - {{name: {'_'.join(TRIO)}, kernels: [{', '.join(TRIO)}]}}")
+    text += [f"  - {{name: {a}_{b}, kernels: [{a}, {b}], {AS_LAUNCHED}}}"
+             for a, b in pairs(DL) + pairs(CRYPTO)]
+    text.append(f"  - {{name: {'_'.join(TRIO)}, kernels: [{', '.join(TRIO)}], {AS_LAUNCHED}}}")
     with open(os.path.join(ROOT, "configs", "eval.yaml"), "w") as f:
+        f.write("\n".join(text) + "\n")
+
+    text = ["# The evaluation's fusions with data-sized grids (one thread per output or\n"
+            "# nonce, as legacy code launches them), tuned in every grid mode, beside the\n"
+            "# same fusions with the 528-block grids of configs/eval.yaml, in one run.\n"
+            "# Fused blocks are split in steps of 256 in both.\n" + HOWTO + "kernels:"]
+    text += [kernel(n, data_sized(SIZES[n](SCALE[n]), DATA_THREADS[n](SCALE[n])))
+             for n in DL + CRYPTO]
+    text += [kernel(n + "_528", SIZES[n](SCALE[n])) for n in DL + CRYPTO]
+    text.append("fusions:")
+    groups = [[a, b] for a, b in pairs(DL) + pairs(CRYPTO)] + [TRIO]
+    text += [f"  - {{name: {'_'.join(g)}, kernels: [{', '.join(g)}], tune: {{step: 256}}}}"
+             for g in groups]
+    text += [f"  - {{name: {'_'.join(g)}_528, kernels: [{', '.join(k + '_528' for k in g)}], "
+             "tune: {step: 256, grids: [as-launched]}}" for g in groups]
+    with open(os.path.join(ROOT, "configs", "eval-data-sized.yaml"), "w") as f:
         f.write("\n".join(text) + "\n")
 
     text = ["# The time-ratio sweep of the evaluation (the HFuse paper's Figure 7): four\n"
@@ -156,7 +199,7 @@ def main():
             if tag not in seen:
                 seen.add(tag)
                 text.append(kernel(tag, SIZES[b](SCALE[b] * s)))
-            fusions.append(f"  - {{name: {a}_{tag}, kernels: [{a}, {tag}]}}")
+            fusions.append(f"  - {{name: {a}_{tag}, kernels: [{a}, {tag}], {AS_LAUNCHED}}}")
     text.append("fusions:")
     text += fusions
     with open(os.path.join(ROOT, "configs", "eval-sweep.yaml"), "w") as f:
