@@ -16,6 +16,7 @@ const char *gridModeName(GridMode M) {
   case GridMode::AsLaunched: return "as-launched";
   case GridMode::Persistent: return "persistent";
   case GridMode::Dynamic: return "dynamic";
+  case GridMode::Proportional: return "proportional";
   }
   return "";
 }
@@ -523,6 +524,12 @@ private:
     }
     if (YAML::Node Grid = N["grid"]) {
       std::optional<GridMode> M = gridMode(Grid, "grid");
+      // One kernel at a time per fused block is not a vertical chain.
+      if (M && stacksRanges(*M) && F.Mode == FusionMode::Vertical) {
+        problem(ID::ConfigBadValue, positionOf(Grid),
+                {"grid", "'as-launched', 'persistent' or 'dynamic' for a vertical fusion"});
+        M.reset();
+      }
       Ok &= M.has_value();
       F.Grid = M.value_or(F.Grid);
     }
@@ -630,7 +637,7 @@ private:
     std::optional<GridMode> M = N.IsScalar() ? parseGridMode(N.Scalar()) : std::nullopt;
     if (!M)
       problem(ID::ConfigBadValue, positionOf(N),
-              {Key, "'as-launched', 'persistent' or 'dynamic'"});
+              {Key, "'as-launched', 'persistent', 'dynamic' or 'proportional'"});
     return M;
   }
 

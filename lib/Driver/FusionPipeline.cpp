@@ -214,12 +214,15 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   ConfigPosition At = F.Partition.empty() ? F.Position : F.PartitionPosition;
   Request.Line = At.Line;
   Request.Column = At.Column;
+  // Proportional grids run one kernel at a time per fused block, each on
+  // the threads of its own block, and loop on __syncthreads().
+  Request.Stacked = stacksRanges(Grid);
   for (const MemberGroup &G : Groups) {
     // A chain runs on one range: as many threads as its largest kernel.
     // A dynamic grid's range waits for the block its leader took; a chain's
     // loop waits on an id of its own, as its kernels' barriers may count
     // fewer threads.
-    bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical;
+    bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical && !Request.Stacked;
     bool Waits = Looped && Grid == GridMode::Dynamic && G.Count == 1;
     PartitionMember P{G.Name, 0, G.Count == 1 && Members[G.First].Spec->AnyBlockSize, Waits, {},
                       Looped && G.Count > 1};
@@ -232,6 +235,9 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     }
     Request.Members.push_back(std::move(P));
   }
+  if (Request.Stacked && Request.Partition.empty())
+    for (const PartitionMember &P : Request.Members)
+      Request.Partition.push_back(P.BlockThreads);
   PartitionResult Plan = planPartition(Request);
   Diags.report(Plan.Problems, C.Path);
   if (!Plan.Plan)
@@ -276,8 +282,14 @@ std::vector<BlockLoop> FusionPipeline::blockLoops(const std::vector<MemberGroup>
     return {{0, Laid.BlockThreads, 0, 0, Laid.Ranges.size(), Dynamic || Barriers}};
   }
   std::vector<BlockLoop> Loops;
+  // Proportional: one loop of the whole block, on __syncthreads(), which
+  // runs one of these per iteration.
   for (size_t G = 0; G < Groups.size(); ++G) {
     const ThreadRange &R = Plan.Ranges[G];
+    if (stacksRanges(Grid)) {
+      Loops.push_back({0, R.Size, 0, Groups[G].First, Groups[G].Count, true});
+      continue;
+    }
     unsigned Id = Groups[G].Count > 1 ? R.LoopBarrierId : R.BarrierId;
     Loops.push_back({R.Begin, R.Size, Id, Groups[G].First, Groups[G].Count,
                      Dynamic || R.BarrierId != 0});

@@ -38,7 +38,7 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
   }
   // Per loop, the next original block: zeroed memory of this launch alone,
   // so that launches in other streams never share a counter.
-  if (K.Grid == GridMode::Dynamic)
+  if (takesTickets(K.Grid))
     Item(Launch ? "kfuse_tickets" : "unsigned *const kfuse_tickets");
 }
 
@@ -143,6 +143,47 @@ void printLoopBarrier(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLo
     OS << "asm volatile(\"bar.sync " << L.BarrierId << ", " << L.Size << ";\" ::: \"memory\");\n";
 }
 
+/// Declares kfuse_blocks_<Index>, the original blocks the loop runs: as
+/// many as the longest grid of its sections has.
+std::string printLoopBlocks(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
+                            size_t Index) {
+  std::string Count = "kfuse_blocks_" + std::to_string(Index);
+  auto Blocks = [&](size_t I) {
+    const std::string &G = K.Sections[I].GridName;
+    return G + ".x * " + G + ".y * " + G + ".z";
+  };
+  OS << "unsigned " << Count << " = " << Blocks(L.First) << ";\n";
+  for (size_t I = L.First + 1; I < L.First + L.Count; ++I)
+    OS << "if (" << Blocks(I) << " > " << Count << ") " << Count << " = " << Blocks(I) << ";\n";
+  return Count;
+}
+
+/// A proportional kernel's loop: all its threads run one original block of
+/// one kernel (or chain) per iteration, every gridDim.x-th ticket.
+void printProportionalLoop(llvm::raw_ostream &OS, const FusedKernel &K) {
+  OS << "// Every fused block runs one original block at a time, every gridDim.x-th of a\n"
+     << "// sequence of tickets that interleaves the kernels' blocks in proportion to their\n"
+     << "// counts, so that the kernels finish together.\n{\n";
+  std::string Array;
+  for (size_t I = 0; I < K.Loops.size(); ++I)
+    Array += (I == 0 ? "" : ", ") + printLoopBlocks(OS, K, K.Loops[I], I);
+  OS << "const unsigned kfuse_blocks[" << K.Loops.size() << "] = {" << Array << "};\n"
+     << "for (unsigned kfuse_ticket = blockIdx.x;; kfuse_ticket += gridDim.x) {\n"
+     << "const uint2 kfuse_pick = kfuse_proportional_pick(kfuse_ticket, kfuse_blocks);\n"
+     << "if (kfuse_pick.x >= " << K.Loops.size() << "u) break;\n"
+     << "const unsigned kfuse_block = kfuse_pick.y;\n";
+  printRegisters(OS, K);
+  for (size_t I = 0; I < K.Loops.size(); ++I) {
+    const BlockLoop &L = K.Loops[I];
+    OS << "if (kfuse_pick.x == " << I << "u) {\n";
+    for (size_t S = L.First; S < L.First + L.Count; ++S)
+      printSection(OS, K.Sections[S]);
+    OS << "}\n";
+  }
+  OS << "// The next iteration reuses this one's shared memory.\n"
+     << "__syncthreads();\n}\n}\n";
+}
+
 /// A persistent kernel's loop: its threads run one original block of each of
 /// its sections per iteration, the blocks of the sections' own grids that
 /// this fused block takes (every gridDim.x-th, or the next from a counter).
@@ -157,15 +198,7 @@ void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop
     OS << "if (kfuse_tid < " << L.Size << "u) {\n";
   else
     OS << "if (kfuse_tid >= " << L.Begin << "u && kfuse_tid < " << L.Begin + L.Size << "u) {\n";
-  // As many iterations as the longest grid of its sections has blocks.
-  std::string Count = "kfuse_blocks_" + std::to_string(Index);
-  auto Blocks = [&](size_t I) {
-    const std::string &G = K.Sections[I].GridName;
-    return G + ".x * " + G + ".y * " + G + ".z";
-  };
-  OS << "unsigned " << Count << " = " << Blocks(L.First) << ";\n";
-  for (size_t I = L.First + 1; I < L.First + L.Count; ++I)
-    OS << "if (" << Blocks(I) << " > " << Count << ") " << Count << " = " << Blocks(I) << ";\n";
+  std::string Count = printLoopBlocks(OS, K, L, Index);
   std::string Counter = "kfuse_tickets[" + std::to_string(Index) + "]";
   std::string Next = "kfuse_next_" + std::to_string(Index);
   if (Dynamic) {
@@ -194,7 +227,9 @@ void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   bool Persistent = K.Grid != GridMode::AsLaunched;
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
-     << (K.Vertical ? " kernels one after the other" : " kernels side by side")
+     << (K.Vertical              ? " kernels one after the other"
+         : stacksRanges(K.Grid) ? " kernels, one at a time,"
+                                : " kernels side by side")
      << " in blocks of " << K.BlockThreads << " threads; "
      << (Persistent ? "a persistent grid: each fused block loops over original blocks.\n"
                     : "fused block b runs block b of each kernel whose grid has it.\n");
@@ -217,7 +252,9 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   // A persistent kernel starts them afresh in every iteration.
   if (!Persistent)
     printRegisters(OS, K);
-  if (Persistent)
+  if (stacksRanges(K.Grid))
+    printProportionalLoop(OS, K);
+  else if (Persistent)
     for (size_t I = 0; I < K.Loops.size(); ++I)
       printBlockLoop(OS, K, K.Loops[I], I);
   else
@@ -260,6 +297,27 @@ void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S) {
   if (!Unit.empty())
     OS << "// Its indices do not tell apart blocks that differ in these grid dimensions.\n"
        << "if (" << Unit << ") return cudaErrorInvalidConfiguration;\n";
+}
+
+/// A proportional grid has one ticket per original block of each kernel (or
+/// chain: as many as its longest grid); at most 2^31 so that no ticket
+/// wraps.
+void printTicketCount(llvm::raw_ostream &OS, const FusedKernel &K) {
+  OS << "// One ticket per original block of each kernel.\n"
+     << "unsigned long long kfuse_all_blocks = 0;\n";
+  for (const BlockLoop &L : K.Loops) {
+    OS << "{\nunsigned long long longest = 0;\n";
+    for (size_t I = L.First; I < L.First + L.Count; ++I) {
+      const std::string &N = K.Sections[I].LaunchName;
+      OS << "const unsigned long long blocks_" << I - L.First << " = 1ull * " << N << ".grid.x * "
+         << N << ".grid.y * " << N << ".grid.z;\n"
+         << "longest = blocks_" << I - L.First << " > longest ? blocks_" << I - L.First
+         << " : longest;\n";
+    }
+    OS << "kfuse_all_blocks += longest;\n}\n";
+  }
+  OS << "if (kfuse_all_blocks > 0x7fffffffull) return cudaErrorInvalidConfiguration;\n"
+     << "kfuse_blocks = kfuse_all_blocks;\n";
 }
 
 void printLauncherComment(llvm::raw_ostream &OS, const FusedKernel &K) {
@@ -311,6 +369,8 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
        << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
   }
   OS << "if (kfuse_blocks > 0x7fffffffull) return cudaErrorInvalidConfiguration;\n";
+  if (stacksRanges(K.Grid))
+    printTicketCount(OS, K);
   OS << "// Each kernel's dynamic shared memory gets a region of its own.\n"
      << "size_t kfuse_shared_bytes = 0;\n";
   for (const FusedSection &S : K.Sections)
@@ -329,7 +389,7 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
        << "if (cudaError_t err = kfuse_resident_blocks(" << K.KernelName << ", kfuse_fit, "
        << K.BlockThreads << "u, kfuse_shared_bytes, kfuse_blocks); err != cudaSuccess)\n"
        << "return err;\n";
-  bool Dynamic = K.Grid == GridMode::Dynamic;
+  bool Dynamic = takesTickets(K.Grid);
   if (Dynamic) {
     std::string Bytes = std::to_string(K.Loops.size()) + "u * sizeof(unsigned)";
     OS << "unsigned *kfuse_tickets = nullptr;\n"
@@ -446,6 +506,24 @@ if (fit > KFUSE_MAX_RESIDENT_BLOCKS) fit = KFUSE_MAX_RESIDENT_BLOCKS;
 #endif
 blocks = blocks < fit ? blocks : fit;
 return cudaSuccess;
+}
+// A proportional grid's ticket t goes to kernel 0 when the first t + 1 tickets
+// hold more of kernel 0's share (blocks[0] of all) than the first t do, else
+// to the others in the same way. Returns (kernel, its block), or (N, 0) past
+// the last ticket.
+template <unsigned N>
+__device__ __forceinline__ uint2 kfuse_proportional_pick(unsigned ticket, const unsigned (&blocks)[N]) {
+unsigned long long total = 0;
+for (unsigned i = 0; i < N; ++i) total += blocks[i];
+unsigned long long t = ticket;
+if (t >= total) return make_uint2(N, 0u);
+for (unsigned i = 0; i + 1 < N; ++i) {
+const unsigned long long before = t * blocks[i] / total, through = (t + 1ull) * blocks[i] / total;
+if (through > before) return make_uint2(i, static_cast<unsigned>(before));
+t -= before;
+total -= blocks[i];
+}
+return make_uint2(N - 1u, static_cast<unsigned>(t));
 }
 #endif
 

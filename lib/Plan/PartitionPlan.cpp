@@ -81,7 +81,8 @@ private:
     unsigned Total = 0;
     for (size_t I = 0; I < Sizes.size(); ++I) {
       const PartitionMember &M = R.Members[I];
-      Total += M.Resizable ? Sizes[I] : warpPadded(Sizes[I]);
+      unsigned Occupied = M.Resizable ? Sizes[I] : warpPadded(Sizes[I]);
+      Total = R.Stacked ? std::max(Total, Occupied) : Total + Occupied;
       if (!M.Resizable && Sizes[I] != M.BlockThreads)
         problem(ID::PartitionFixedBlock,
                 {M.Id, std::to_string(M.BlockThreads), std::to_string(Sizes[I])});
@@ -113,7 +114,7 @@ private:
     unsigned NextBarrier = 1;
     for (size_t I = 0; I < Sizes.size(); ++I) {
       ThreadRange T;
-      T.Begin = Plan.BlockThreads;
+      T.Begin = R.Stacked ? 0 : Plan.BlockThreads;
       T.Size = warpPadded(Sizes[I]);
       T.Active = Sizes[I];
       auto Allocate = [&] {
@@ -125,7 +126,8 @@ private:
         T.BarrierId = Allocate();
       if (R.Members[I].LoopBarrier)
         T.LoopBarrierId = Allocate();
-      Plan.BlockThreads += T.Size;
+      Plan.BlockThreads = R.Stacked ? std::max(Plan.BlockThreads, T.Size)
+                                    : Plan.BlockThreads + T.Size;
       Plan.Ranges.push_back(T);
     }
     return Plan;

@@ -104,6 +104,21 @@ TEST(PartitionPlan, ExplicitPartitionAtMost1024) {
   EXPECT_EQ(R.Problems[0].Args[1], "1280");
 }
 
+// Proportional grids run one kernel at a time: every range from thread 0,
+// the block as large as the largest, each kernel with a barrier id of its own.
+TEST(PartitionPlan, StackedRangesShareThreadZero) {
+  PartitionRequest Req = request({{"a", 1024, false, true}, {"b", 256, true, true}});
+  Req.Partition = {1024, 256};
+  Req.Stacked = true;
+  PartitionResult R = planPartition(Req);
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(R.Plan->BlockThreads, 1024u);
+  EXPECT_EQ(R.Plan->Ranges[1].Begin, 0u);
+  EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{1024, 256}));
+  EXPECT_EQ(R.Plan->Ranges[0].BarrierId, 1u);
+  EXPECT_EQ(R.Plan->Ranges[1].BarrierId, 2u);
+}
+
 TEST(PartitionPlan, ExplicitPartitionKeepsFixedBlocks) {
   PartitionRequest Req = request({{"a", 256, false, false}, {"b", 256, true, false}});
   Req.Partition = {512, 512};

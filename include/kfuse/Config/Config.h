@@ -83,6 +83,11 @@ enum class GridMode {
   AsLaunched, ///< One fused block per original block: the longest grid.
   Persistent, ///< As many blocks as fit at once; each loops over its kernels' blocks.
   Dynamic,    ///< Persistent, each block taking the next original block from a counter.
+  /// Persistent, every fused block running one original block of any kernel
+  /// at a time: every gridDim.x-th of a sequence of tickets that interleaves
+  /// the kernels' blocks in proportion to their counts, so that they finish
+  /// together.
+  Proportional,
 };
 
 /// The spelling in configs, reports and tuning results: "as-launched", ...
@@ -90,7 +95,12 @@ const char *gridModeName(GridMode M);
 std::optional<GridMode> parseGridMode(const std::string &Name);
 /// Every grid mode, in the order the tuner tries them.
 constexpr GridMode AllGridModes[] = {GridMode::AsLaunched, GridMode::Persistent,
-                                     GridMode::Dynamic};
+                                     GridMode::Dynamic, GridMode::Proportional};
+/// Every kernel's range starts at thread 0 of the fused block: one kernel
+/// runs there at a time.
+constexpr bool stacksRanges(GridMode M) { return M == GridMode::Proportional; }
+/// The fused kernel takes original blocks from counters in global memory.
+constexpr bool takesTickets(GridMode M) { return M == GridMode::Dynamic; }
 
 /// A parameter of one kernel of a fusion: "kernel.param" in the config.
 struct ParamRef {

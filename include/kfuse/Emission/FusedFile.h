@@ -92,6 +92,8 @@ struct FusedSection {
 /// Threads of a persistent kernel that loop together over original blocks:
 /// one kernel's range, a vertical chain's, or every thread of a vertical
 /// fusion. An iteration runs one original block of each of its sections.
+/// A proportional grid has one per kernel or chain, all from thread 0, and
+/// runs one of them per iteration.
 struct BlockLoop {
   unsigned Begin = 0, Size = 0;
   /// Waited at between iterations; 0 with the whole block is __syncthreads().

@@ -47,6 +47,9 @@ struct PartitionRequest {
   std::vector<PartitionMember> Members;
   std::vector<unsigned> Partition; ///< Explicit sizes, or empty.
   std::optional<unsigned> Threads; ///< Fused block size to split, or none.
+  /// Every range starts at thread 0 (one kernel runs at a time), so the
+  /// fused block is as large as the largest range, not their sum.
+  bool Stacked = false;
   unsigned Line = 0, Column = 0;   ///< Where problems point in the config.
 };
 
