@@ -275,12 +275,12 @@ private:
       for (const Variant &V : variantSpace(Shape, F.Tune.Step, F.Tune.Grids)) {
         unsigned Block = 0, Sum = 0;
         for (unsigned T : V.Threads) {
-          Block = V.Vertical ? std::max(Block, T) : Block + T;
+          Block = V.stacked() ? std::max(Block, T) : Block + T;
           Sum += T;
         }
         // The vertical variant is laid out from a partition of the kernels'
         // own blocks, which the planner checks against 1024 threads.
-        if (Sum > 1024)
+        if (V.Vertical && Sum > 1024)
           continue;
         std::string Source = F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3)
                                                               : V.Name) + ".cu";

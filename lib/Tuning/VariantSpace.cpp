@@ -80,6 +80,7 @@ static std::string gridSuffix(GridMode G) {
   case GridMode::AsLaunched: return "";
   case GridMode::Persistent: return "-p";
   case GridMode::Dynamic: return "-d";
+  case GridMode::Proportional: return "";
   }
   return "";
 }
@@ -91,17 +92,26 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
   std::vector<unsigned> Even = evenSplit(Members);
   if (!Even.empty() && std::find(Splits.begin(), Splits.end(), Even) == Splits.end())
     Splits.insert(std::lower_bound(Splits.begin(), Splits.end(), Even), Even);
+  std::vector<unsigned> Own;
+  for (const TuneMember &M : Members)
+    Own.push_back(M.Threads);
   for (const std::vector<unsigned> &P : Splits)
     for (GridMode G : Grids) {
+      if (stacksRanges(G))
+        continue;
       std::string Name = "h" + joined(P) + gridSuffix(G);
       Out.push_back({Name, false, P, false, G});
       Out.push_back({Name + "-rb", false, P, true, G});
     }
-  std::vector<unsigned> Own;
-  for (const TuneMember &M : Members)
-    Own.push_back(M.Threads);
+  // One kernel at a time on its own block: no split to choose.
   for (GridMode G : Grids)
-    Out.push_back({"vertical" + gridSuffix(G), true, Own, false, G});
+    if (stacksRanges(G)) {
+      Out.push_back({"proportional", false, Own, false, G});
+      Out.push_back({"proportional-rb", false, Own, true, G});
+    }
+  for (GridMode G : Grids)
+    if (!stacksRanges(G))
+      Out.push_back({"vertical" + gridSuffix(G), true, Own, false, G});
   return Out;
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace {
 
 using kfuse::TuneMember;
@@ -25,6 +27,31 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   EXPECT_TRUE(V[1].RegisterBound);
   EXPECT_TRUE(V.back().Vertical);
   EXPECT_EQ(V.back().Threads, (Split{512, 512}));
+}
+
+// A proportional grid runs each kernel on its own block: one variant, with
+// and without the bound, and no vertical variant of that grid.
+TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
+  std::vector<TuneMember> M{{512, true}, {256, false}};
+  std::vector<kfuse::Variant> V =
+      kfuse::variantSpace(M, 256, {kfuse::GridMode::AsLaunched, kfuse::GridMode::Proportional});
+  auto Named = [&](const std::string &Name) {
+    return std::find_if(V.begin(), V.end(), [&](const kfuse::Variant &X) { return X.Name == Name; });
+  };
+  auto P = Named("proportional");
+  ASSERT_NE(P, V.end());
+  EXPECT_EQ(P->Threads, (Split{512, 256}));
+  EXPECT_EQ(P->Grid, kfuse::GridMode::Proportional);
+  EXPECT_TRUE(P->stacked());
+  EXPECT_FALSE(P->Vertical);
+  ASSERT_NE(Named("proportional-rb"), V.end());
+  EXPECT_TRUE(Named("proportional-rb")->RegisterBound);
+  EXPECT_EQ(std::count_if(V.begin(), V.end(),
+                          [](const kfuse::Variant &X) {
+                            return X.Grid == kfuse::GridMode::Proportional;
+                          }),
+            2);
+  EXPECT_EQ(V.back().Name, "vertical");
 }
 
 TEST(VariantSpace, FinerStepsGiveMoreSplits) {

@@ -26,11 +26,13 @@ struct TuneMember {
 
 /// One fused kernel to build and measure.
 struct Variant {
-  std::string Name;              ///< "h384-640", "h384-640-p-rb", "vertical-d".
+  std::string Name; ///< "h384-640", "h384-640-p-rb", "proportional", "vertical-d".
   bool Vertical = false;
   std::vector<unsigned> Threads; ///< Per kernel.
   bool RegisterBound = false;    ///< Compiled with the HFuse bound.
   GridMode Grid = GridMode::AsLaunched;
+  /// Every kernel from thread 0: the fused block is the largest of Threads.
+  bool stacked() const { return Vertical || stacksRanges(Grid); }
 };
 
 /// The threads of the fused block: the sum of today's blocks, at most 1024
@@ -48,8 +50,10 @@ std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Mem
 std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
 /// Each partition (the even split among them, added where the step misses
-/// it) in each of \p Grids, without and with the register bound, then the
-/// vertical variant in each of \p Grids.
+/// it) in each of \p Grids but the proportional one, without and with the
+/// register bound; the proportional variant (each kernel on its own block)
+/// with and without the bound; then the vertical variant in each of the
+/// other \p Grids.
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                   const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 
