@@ -119,14 +119,15 @@ def data_sized(spec, threads):
 
 
 # Threads a data-sized launch starts per kernel: one per output or nonce
-# (batch norm keeps one block per channel).
+# (batch norm keeps one block per channel; ethash works on a nonce with 8
+# lanes, one per word of its output, as Ethash miners launch it).
 DATA_THREADS = {
     "bn": lambda s: GRID * BLOCK,
     "hist": lambda s: int(100663296 * s),
     "maxpool": lambda s: int(5280 * s) * 56 * 56,
     "upsample": lambda s: int(1780 * s) * 112 * 112,
     "im2col": lambda s: int(3880 * s) * 56 * 56,
-    "ethash": lambda s: int(109312 * s),
+    "ethash": lambda s: int(109312 * s) * 8,
     "sha256": lambda s: int(835584 * s),
     "blake256": lambda s: int(1278976 * s),
     "blake2b": lambda s: int(1434624 * s),
