@@ -115,7 +115,7 @@ SWEEP_SCALES = [0.25, 0.5, 1, 2, 4]
 def data_sized(spec, threads):
     """The spec launched the legacy way: one thread per output (or nonce)."""
     file, fn, _, args, what = spec
-    return (file, fn, -(-threads // BLOCK), args, what + ", one thread each")
+    return (file, fn, -(-threads // BLOCK), args, what + f", {threads} threads")
 
 
 # Threads a data-sized launch starts per kernel: one per output or nonce
