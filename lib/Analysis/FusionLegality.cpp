@@ -16,6 +16,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/Version.h"
+#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 #include <map>
@@ -272,6 +273,40 @@ std::vector<unsigned> reservedBarrierIds(const FusionMember &M) {
   std::sort(Ids.begin(), Ids.end());
   Ids.erase(std::unique(Ids.begin(), Ids.end()), Ids.end());
   return Ids;
+}
+
+bool checkGridMode(const std::vector<FusionMember> &Members, GridMode Grid,
+                   const std::string &Fusion, Reporter &Diags) {
+  if (Grid == GridMode::AsLaunched || !pollsOtherBlocks(Members))
+    return true;
+  unsigned Before = Diags.errorCount();
+  for (const FusionMember &M : Members) {
+    clang::SourceManager &SM = M.Unit->getSourceManager();
+    clang::LangOptions Lang = M.Unit->getLangOpts();
+    auto Report = [&](const clang::Expr *Read) {
+      llvm::StringRef Text = clang::Lexer::getSourceText(
+          clang::CharSourceRange::getTokenRange(Read->getSourceRange()), SM, Lang);
+      Diags.report(Read->getBeginLoc(), SM, ID::PersistentSpinWait)
+          << M.Model.Name << (Text.empty() ? "memory" : Text) << gridModeName(Grid) << Fusion;
+    };
+    for (const clang::Expr *Read : M.Model.SpinWaits)
+      Report(Read);
+    for (const CallSite &Call : M.Model.Calls)
+      if (Call.Effect.SpinWait) {
+        Report(Call.Effect.SpinWait);
+        Diags.report(Call.Call->getBeginLoc(), SM, ID::NoteCalledFrom)
+            << Call.Callee->getQualifiedNameAsString();
+      }
+  }
+  return Diags.errorCount() == Before;
+}
+
+bool pollsOtherBlocks(const std::vector<FusionMember> &Members) {
+  return std::any_of(Members.begin(), Members.end(), [](const FusionMember &M) {
+    return !M.Model.SpinWaits.empty() ||
+           std::any_of(M.Model.Calls.begin(), M.Model.Calls.end(),
+                       [](const CallSite &C) { return C.Effect.SpinWait != nullptr; });
+  });
 }
 
 bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags) {

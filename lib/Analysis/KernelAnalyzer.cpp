@@ -107,6 +107,44 @@ AsmBarrier parseAsmBarrier(const GCCAsmStmt &Asm) {
   return Result;
 }
 
+/// A read in a loop's condition that polls memory: an atomic operation, or a
+/// volatile object that is no local variable. Null for none.
+const Expr *pollingRead(const Stmt *Cond) {
+  if (!Cond)
+    return nullptr;
+  if (const auto *Call = dyn_cast<CallExpr>(Cond))
+    if (const FunctionDecl *F = Call->getDirectCallee()) {
+      StringRef Name = F->getName();
+      bool AtomicMember = isa<CXXMethodDecl>(F) && (Name == "load" || Name.starts_with("fetch_")) &&
+                          cast<CXXMethodDecl>(F)->getParent()->getName().contains("atomic");
+      if (Name.starts_with("atomic") || Name.starts_with("__atomic") || AtomicMember)
+        return Call;
+    }
+  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(Cond);
+      Cast && Cast->getCastKind() == CK_LValueToRValue &&
+      Cast->getSubExpr()->getType().isVolatileQualified()) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Cast->getSubExpr()->IgnoreParens());
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !Var->isLocalVarDeclOrParm())
+      return Cast->getSubExpr();
+  }
+  for (const Stmt *Child : Cond->children())
+    if (const Expr *Found = pollingRead(Child))
+      return Found;
+  return nullptr;
+}
+
+/// The condition of a loop statement; null for others.
+const Stmt *loopCondition(const Stmt *S) {
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return W->getCond();
+  if (const auto *D = dyn_cast<DoStmt>(S))
+    return D->getCond();
+  if (const auto *F = dyn_cast<ForStmt>(S))
+    return F->getCond();
+  return nullptr;
+}
+
 /// Summarises what called functions do, following calls through their bodies.
 class EffectFinder {
 public:
@@ -186,6 +224,11 @@ public:
     Effect.ReadsBuiltins |= asmReadsBuiltins(*Asm);
     return true;
   }
+  bool VisitStmt(Stmt *S) {
+    if (!Effect.SpinWait)
+      Effect.SpinWait = pollingRead(loopCondition(S));
+    return true;
+  }
 
 private:
   EffectFinder &Finder;
@@ -204,6 +247,8 @@ private:
     if (!Effect.DynamicShared)
       Effect.DynamicShared = E.DynamicShared;
     Effect.Unknown |= E.Unknown;
+    if (!Effect.SpinWait)
+      Effect.SpinWait = E.SpinWait;
     if (!Effect.GroupCall)
       Effect.GroupCall = E.GroupCall, Effect.Group = E.Group;
     Effect.DeviceVariables.insert(E.DeviceVariables.begin(), E.DeviceVariables.end());
@@ -242,6 +287,11 @@ public:
   bool shouldVisitLambdaBody() const { return true; }
 
   bool TraverseForStmt(ForStmt *S) { return inLoop(S, [&] { return Base::TraverseForStmt(S); }); }
+  bool VisitStmt(Stmt *S) {
+    if (const Expr *Read = LambdaDepth == 0 ? pollingRead(loopCondition(S)) : nullptr)
+      Model.SpinWaits.push_back(Read);
+    return true;
+  }
   bool TraverseWhileStmt(WhileStmt *S) {
     return inLoop(S, [&] { return Base::TraverseWhileStmt(S); });
   }

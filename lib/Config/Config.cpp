@@ -290,7 +290,8 @@ private:
   }
 
   std::optional<KernelSpec> readKernel(const YAML::Node &N) {
-    checkKeys(N, "a kernel entry", {"name", "file", "kernel", "block", "any_block_size", "launch"});
+    checkKeys(N, "a kernel entry", {"name", "file", "kernel", "block", "any_block_size", "any_grid",
+                                     "launch"});
     KernelSpec K;
     K.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a kernel entry");
@@ -314,9 +315,20 @@ private:
         Ok = false;
       }
     }
+    if (YAML::Node Any = N["any_grid"]) {
+      std::optional<bool> B = boolean(Any, "any_grid");
+      Ok &= B.has_value();
+      K.AnyGrid = B.value_or(false);
+    }
     if (YAML::Node Launch = N["launch"]) {
       K.Launch = readLaunch(Launch);
       Ok &= K.Launch.has_value();
+      // The promise covers 1-D grids: a persistent grid replaces the launch's.
+      if (K.Launch && K.AnyGrid && (K.Launch->Grid[1] != 1 || K.Launch->Grid[2] != 1)) {
+        problem(ID::ConfigBadValue, positionOf(N["any_grid"]),
+                {"any_grid", "false for a kernel launched with a multi-dimensional grid"});
+        Ok = false;
+      }
     }
     if (!Ok)
       return std::nullopt;
@@ -531,7 +543,7 @@ private:
         M.reset();
       }
       Ok &= M.has_value();
-      F.Grid = M.value_or(F.Grid);
+      F.Grid = M;
     }
     if (YAML::Node Tune = N["tune"])
       Ok &= readTune(Tune, F.Tune);

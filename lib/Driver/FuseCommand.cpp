@@ -12,6 +12,7 @@
 #include "kfuse/Emission/Depfile.h"
 #include "kfuse/Emission/FusedFile.h"
 #include "kfuse/Frontend/SourceParser.h"
+#include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
@@ -80,7 +81,7 @@ public:
     FusionPipeline Pipeline(*C, Parser, Diags);
     Pipeline.load(Fusions);
     for (size_t I = 0; I < Pipeline.size(); ++I) {
-      std::optional<FusionLayout> Layout = layout(Pipeline.fusion(I), Tuning);
+      std::optional<FusionLayout> Layout = layout(*C, Pipeline.fusion(I), Tuning);
       if (!Layout)
         return 1;
       if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
@@ -123,10 +124,12 @@ private:
   }
 
   /// The config's layout, or with measurements the one they chose.
-  std::optional<FusionLayout> layout(const FusionSpec &F,
+  std::optional<FusionLayout> layout(const Config &C, const FusionSpec &F,
                                      const std::optional<TuneResults> &Tuning) {
-    if (!Tuning)
+    if (!Tuning) {
+      sayDefaultGrid(C, F);
       return FusionLayout();
+    }
     const FusionResult *R = findMeasurements(*Tuning, F.Name, *Request.Tuning, Diags);
     if (!R)
       return std::nullopt;
@@ -134,7 +137,18 @@ private:
     if (V.Fuse)
       return tunedLayout(V);
     Diags.report(ID::TuningKeepsNative) << *Request.Tuning << F.Name << V.Reason;
+    sayDefaultGrid(C, F);
     return FusionLayout();
+  }
+
+  /// Without measurements, a fusion whose config names no grid runs on the
+  /// one kfuse chooses, and the user hears which.
+  void sayDefaultGrid(const Config &C, const FusionSpec &F) {
+    GridChoice Choice = chooseGrid(C, F);
+    if (Choice.Default)
+      Diags.report({{ID::GridDefault, F.Position.Line, F.Position.Column,
+                     {F.Name, gridModeName(Choice.Mode), Choice.Why}}},
+                   C.Path);
   }
 
   /// The header's text, or empty after reporting a parameter type it cannot

@@ -4,6 +4,7 @@
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
 
@@ -206,7 +207,9 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     }
   if (!Ok)
     return std::nullopt;
-  GridMode Grid = Layout.Grid.value_or(F.Grid);
+  GridMode Grid = Layout.Grid.value_or(chooseGrid(C, F).Mode);
+  if (!checkGridMode(Members, Grid, F.Name, Diags))
+    return std::nullopt;
   PartitionRequest Request;
   Request.Fusion = F.Name;
   Request.Partition = Layout.Threads ? *Layout.Threads : F.Partition;
@@ -222,7 +225,8 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     // A dynamic grid's range waits for the block its leader took; a chain's
     // loop waits on an id of its own, as its kernels' barriers may count
     // fewer threads.
-    bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical && !Request.Stacked;
+    bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical && !Request.Stacked &&
+                  !runsOnFusedGrid(G, Members, Grid, Layout.Vertical);
     bool Waits = Looped && Grid == GridMode::Dynamic && G.Count == 1;
     PartitionMember P{G.Name, 0, G.Count == 1 && Members[G.First].Spec->AnyBlockSize, Waits, {},
                       Looped && G.Count > 1};
@@ -263,10 +267,29 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     K->Vertical = Layout.Vertical || F.Mode == FusionMode::Vertical;
     K->MinBlocksPerSm = Layout.MinBlocksPerSm;
     K->Grid = Grid;
+    K->Waves = Grid == GridMode::AsLaunched ? 1 : Layout.Waves;
     if (Grid != GridMode::AsLaunched)
       K->Loops = blockLoops(Groups, *Plan.Plan, Laid, Layout.Vertical, Grid);
+    for (size_t G = 0; G < Groups.size(); ++G)
+      if (runsOnFusedGrid(Groups[G], Members, Grid, Layout.Vertical)) {
+        // Its launch's grid is replaced by the fused one, which is 1-D.
+        FusedSection &S = K->Sections[Groups[G].First];
+        S.OnFusedGrid = true;
+        S.UnitGrid[1] = S.UnitGrid[2] = true;
+        K->Loops[G].Once = true;
+        K->Loops[G].WaitBetween = false;
+      }
   }
   return K;
+}
+
+/// A kernel alone on its range that works with any 1-D grid needs no loop
+/// over its blocks on a persistent grid: it runs once, on the fused grid.
+bool FusionPipeline::runsOnFusedGrid(const MemberGroup &G,
+                                     const std::vector<FusionMember> &Members, GridMode Grid,
+                                     bool Vertical) {
+  bool Persistent = Grid == GridMode::Persistent || Grid == GridMode::Dynamic;
+  return Persistent && !Vertical && G.Count == 1 && Members[G.First].Spec->AnyGrid;
 }
 
 /// The loops of a persistent kernel: per group of kernels that share a

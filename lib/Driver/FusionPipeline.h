@@ -33,6 +33,7 @@ struct FusionLayout {
   std::string Name;         ///< Names the kernel and launcher; empty: the fusion's.
   std::string MinBlocksPerSm; ///< Second __launch_bounds__ argument; empty: none.
   std::optional<GridMode> Grid; ///< Instead of the config's.
+  unsigned Waves = 1;           ///< For persistent grids: resident blocks times this.
 };
 
 class FusionPipeline {
@@ -94,6 +95,8 @@ private:
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
   std::optional<FusionMember> member(const KernelSpec &K);
   void reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit, const KernelLookup &Found);
+  static bool runsOnFusedGrid(const MemberGroup &G, const std::vector<FusionMember> &Members,
+                              GridMode Grid, bool Vertical);
   static std::vector<BlockLoop> blockLoops(const std::vector<MemberGroup> &Groups,
                                            const PartitionPlan &Plan, const PartitionPlan &Laid,
                                            bool Vertical, GridMode Grid);

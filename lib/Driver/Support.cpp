@@ -85,6 +85,7 @@ FusionLayout tunedLayout(const Verdict &V) {
   if (V.Fastest->RegisterBound)
     Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
   Layout.Grid = V.Fastest->Grid;
+  Layout.Waves = V.Fastest->Waves;
   return Layout;
 }
 

@@ -22,6 +22,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -248,6 +249,20 @@ private:
     return Types;
   }
 
+  /// The grid modes the fusion asks for, less those the kernels cannot run
+  /// on safely; the user hears of the ones left out. Where none is left,
+  /// all stay, so that fusing reports why.
+  std::vector<GridMode> gridsToTry(const Config &C, const FusionSpec &F,
+                                   const std::vector<FusionMember> &Members) {
+    const std::vector<GridMode> &Asked = F.Tune.Grids;
+    bool Safe = !pollsOtherBlocks(Members);
+    if (Safe || Asked.size() == 1 || !llvm::is_contained(Asked, GridMode::AsLaunched))
+      return Asked;
+    Diags.report({{diag::ID::TuneAsLaunchedOnly, F.Position.Line, F.Position.Column, {F.Name}}},
+                 C.Path);
+    return {GridMode::AsLaunched};
+  }
+
   bool writeBundle(FusionPipeline &Pipeline, const std::string &Dir) {
     std::map<std::string, std::string> Files;
     std::vector<TuneFusion> Fusions;
@@ -272,7 +287,8 @@ private:
         Natives[M.Unit].push_back(*K);
       }
       std::vector<std::string> Types = paramTypes(Members);
-      for (const Variant &V : variantSpace(Shape, F.Tune.Step, F.Tune.Grids)) {
+      for (const Variant &V : variantSpace(Shape, F.Tune.Step,
+                                                gridsToTry(Pipeline.config(), F, Members))) {
         unsigned Block = 0, Sum = 0;
         for (unsigned T : V.Threads) {
           Block = V.stacked() ? std::max(Block, T) : Block + T;
@@ -285,7 +301,7 @@ private:
         std::string Source = F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3)
                                                               : V.Name) + ".cu";
         TF.Variants.push_back(
-            {V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block, V.Grid});
+            {V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block, V.Grid, V.Waves});
         if (V.RegisterBound)
           continue;
         FusionLayout Layout;
@@ -294,6 +310,7 @@ private:
         Layout.Name = F.Name + "_" + identifierFrom(V.Name);
         Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
         Layout.Grid = V.Grid;
+        Layout.Waves = V.Waves;
         std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
         if (!K)
           return false;

@@ -32,7 +32,10 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
   for (const FusedSection &S : K.Sections) {
     for (const FusedParam &P : S.Params)
       Item(Launch ? P.Name : P.Declaration);
-    Item(Launch ? S.LaunchName + ".grid" : "const dim3 " + S.GridName);
+    // A kernel that works with any 1-D grid gets the fused one.
+    std::string Grid = S.OnFusedGrid ? "dim3(static_cast<unsigned>(kfuse_blocks))"
+                                     : S.LaunchName + ".grid";
+    Item(Launch ? Grid : "const dim3 " + S.GridName);
     if (!S.SharedOffsetName.empty())
       Item(Launch ? S.SharedOffsetName : "const unsigned " + S.SharedOffsetName);
   }
@@ -184,20 +187,39 @@ void printProportionalLoop(llvm::raw_ostream &OS, const FusedKernel &K) {
      << "__syncthreads();\n}\n}\n";
 }
 
-/// A persistent kernel's loop: its threads run one original block of each of
-/// its sections per iteration, the blocks of the sections' own grids that
-/// this fused block takes (every gridDim.x-th, or the next from a counter).
-void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
-                    size_t Index) {
-  bool Dynamic = K.Grid == GridMode::Dynamic;
-  OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") loop over original blocks"
-     << (Dynamic ? ", taking the next from a counter" : ", every gridDim.x-th") << ".\n";
+/// The threads of a persistent kernel's range open, as a loop would.
+void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
   if (L.Begin == 0 && L.Size == K.BlockThreads)
     OS << "{\n";
   else if (L.Begin == 0)
     OS << "if (kfuse_tid < " << L.Size << "u) {\n";
   else
     OS << "if (kfuse_tid >= " << L.Begin << "u && kfuse_tid < " << L.Begin + L.Size << "u) {\n";
+}
+
+/// A kernel that works with any 1-D grid runs once on a persistent grid:
+/// its grid-stride loops cover its data with the fused grid's threads.
+void printOnce(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
+  OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") run once, with the fused grid "
+     << "as their kernel's grid: it works with any 1-D grid.\n";
+  printRangeGuard(OS, K, L);
+  OS << "const unsigned kfuse_block = blockIdx.x;\n";
+  for (size_t I = L.First; I < L.First + L.Count; ++I)
+    printSection(OS, K.Sections[I]);
+  OS << "}\n";
+}
+
+/// A persistent kernel's loop: its threads run one original block of each of
+/// its sections per iteration, the blocks of the sections' own grids that
+/// this fused block takes (every gridDim.x-th, or the next from a counter).
+void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
+                    size_t Index) {
+  if (L.Once)
+    return printOnce(OS, K, L);
+  bool Dynamic = K.Grid == GridMode::Dynamic;
+  OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") loop over original blocks"
+     << (Dynamic ? ", taking the next from a counter" : ", every gridDim.x-th") << ".\n";
+  printRangeGuard(OS, K, L);
   std::string Count = printLoopBlocks(OS, K, L, Index);
   std::string Counter = "kfuse_tickets[" + std::to_string(Index) + "]";
   std::string Next = "kfuse_next_" + std::to_string(Index);
@@ -224,6 +246,11 @@ void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop
   OS << "}\n}\n";
 }
 
+bool runsAllOnce(const FusedKernel &K) {
+  return !K.Loops.empty() &&
+         std::all_of(K.Loops.begin(), K.Loops.end(), [](const BlockLoop &L) { return L.Once; });
+}
+
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   bool Persistent = K.Grid != GridMode::AsLaunched;
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
@@ -231,8 +258,10 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
          : stacksRanges(K.Grid) ? " kernels, one at a time,"
                                 : " kernels side by side")
      << " in blocks of " << K.BlockThreads << " threads; "
-     << (Persistent ? "a persistent grid: each fused block loops over original blocks.\n"
-                    : "fused block b runs block b of each kernel whose grid has it.\n");
+     << (!Persistent ? "fused block b runs block b of each kernel whose grid has it.\n"
+         : runsAllOnce(K) ? "a persistent grid, on which each kernel runs once: every one "
+                            "works with any 1-D grid.\n"
+                          : "a persistent grid: each fused block loops over original blocks.\n");
   OS << "__global__ void __launch_bounds__(" << K.BlockThreads
      << (K.MinBlocksPerSm.empty() ? "" : ", " + K.MinBlocksPerSm) << ") " << K.KernelName << "(";
   printKernelParams(OS, K, /*Launch=*/false);
@@ -295,7 +324,10 @@ void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S) {
     if (S.UnitGrid[D])
       Unit += std::string(Unit.empty() ? "" : " || ") + L + ".grid." + Dims[D] + " != 1";
   if (!Unit.empty())
-    OS << "// Its indices do not tell apart blocks that differ in these grid dimensions.\n"
+    OS << (S.OnFusedGrid
+               ? "// It runs on the fused grid, which is 1-D: its launch's grid must be too.\n"
+               : "// Its indices do not tell apart blocks that differ in these grid "
+                 "dimensions.\n")
        << "if (" << Unit << ") return cudaErrorInvalidConfiguration;\n";
 }
 
@@ -384,10 +416,13 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
      << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kfuse_shared_bytes));\n"
      << "if (err != cudaSuccess) return err;\n}\n";
   if (K.Grid != GridMode::AsLaunched)
-    OS << "// Persistent: no more blocks than are resident at once.\n"
+    OS << (K.Waves == 1 ? "// Persistent: no more blocks than are resident at once.\n"
+                        : "// Persistent: " + std::to_string(K.Waves) +
+                              " times as many blocks as are resident at once.\n")
        << "static std::atomic<unsigned long long> kfuse_fit[KFUSE_CACHED_DEVICES];\n"
        << "if (cudaError_t err = kfuse_resident_blocks(" << K.KernelName << ", kfuse_fit, "
-       << K.BlockThreads << "u, kfuse_shared_bytes, kfuse_blocks); err != cudaSuccess)\n"
+       << K.BlockThreads << "u, kfuse_shared_bytes, " << K.Waves
+       << "u, kfuse_blocks); err != cudaSuccess)\n"
        << "return err;\n";
   bool Dynamic = takesTickets(K.Grid);
   if (Dynamic) {
@@ -480,7 +515,7 @@ void printResidentBlocks(llvm::raw_ostream &OS) {
 #define KFUSE_CACHED_DEVICES 64
 // Each cache entry holds (dynamic shared bytes + 1) << 32 | resident blocks.
 template <typename Kernel>
-inline cudaError_t kfuse_resident_blocks(Kernel kernel, std::atomic<unsigned long long> (&cache)[KFUSE_CACHED_DEVICES], unsigned threads, size_t shared_bytes, unsigned long long &blocks) {
+inline cudaError_t kfuse_resident_blocks(Kernel kernel, std::atomic<unsigned long long> (&cache)[KFUSE_CACHED_DEVICES], unsigned threads, size_t shared_bytes, unsigned waves, unsigned long long &blocks) {
 int device = 0;
 cudaError_t err = cudaGetDevice(&device);
 if (err != cudaSuccess) return err;
@@ -500,6 +535,7 @@ if (err != cudaSuccess) return err;
 fit = per_sm > 0 && sms > 0 ? 1ull * per_sm * sms : 1ull;
 if (device < KFUSE_CACHED_DEVICES) cache[device].store(key | fit, std::memory_order_relaxed);
 }
+fit *= waves;
 #ifdef KFUSE_MAX_RESIDENT_BLOCKS
 // Leaves the rest of the GPU to other work.
 if (fit > KFUSE_MAX_RESIDENT_BLOCKS) fit = KFUSE_MAX_RESIDENT_BLOCKS;

@@ -67,7 +67,8 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
          << (V.Vertical ? "true" : "false") << ", " << (V.Bounded ? "true" : "false") << ", {";
       for (size_t I = 0; I < V.Threads.size(); ++I)
         OS << (I ? ", " : "") << V.Threads[I];
-      OS << "}, " << V.BlockThreads << ", " << literal(gridModeName(V.Grid)) << "},\n";
+      OS << "}, " << V.BlockThreads << ", " << literal(gridModeName(V.Grid)) << ", " << V.Waves
+         << "},\n";
     }
     OS << "};\n";
   }

@@ -42,6 +42,9 @@ CandidateResult candidate(const YAML::Node &N) {
   C.BlockThreads = get(N, "block_threads", 0u);
   C.RegisterBound = get(N, "register_bound", false);
   C.MinBlocksPerSm = get(N, "min_blocks_per_sm", 0u);
+  C.Waves = get(N, "waves", 1u);
+  if (C.Waves == 0)
+    throw YAML::Exception(N["waves"].Mark(), "candidate '" + C.Name + "' has 0 waves");
   std::string Grid = get<std::string>(N, "grid", gridModeName(GridMode::AsLaunched));
   std::optional<GridMode> Mode = parseGridMode(Grid);
   if (!Mode)
@@ -192,7 +195,8 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
         E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"
           << YAML::Value << C.SpillBytes << YAML::Key << "blocks_per_sm" << YAML::Value
           << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value
-          << C.MinBlocksPerSm;
+          << C.MinBlocksPerSm << YAML::Key << "grid" << YAML::Value << gridModeName(C.Grid)
+          << YAML::Key << "waves" << YAML::Value << C.Waves;
       E << YAML::EndMap;
     }
     E << YAML::EndSeq << YAML::EndMap;

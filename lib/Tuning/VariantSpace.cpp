@@ -102,6 +102,12 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
       std::string Name = "h" + joined(P) + gridSuffix(G);
       Out.push_back({Name, false, P, false, G});
       Out.push_back({Name + "-rb", false, P, true, G});
+      // A second wave lets a block start where one finished: measured
+      // faster for some pairs, slower for others (docs/benchmarks.md).
+      if (G == GridMode::Persistent) {
+        Out.push_back({Name + "2", false, P, false, G, 2});
+        Out.push_back({Name + "2-rb", false, P, true, G, 2});
+      }
     }
   // One kernel at a time on its own block: no split to choose.
   for (GridMode G : Grids)

@@ -54,6 +54,22 @@ TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
   EXPECT_EQ(V.back().Name, "vertical");
 }
 
+// A persistent grid is tried with one and with two waves of blocks, each
+// without and with the bound; the other grids with one.
+TEST(VariantSpace, PersistentGridTriesTwoWaves) {
+  std::vector<TuneMember> M{{256, false}, {512, true}};
+  std::vector<kfuse::Variant> V =
+      kfuse::variantSpace(M, 256, {kfuse::GridMode::Persistent, kfuse::GridMode::Dynamic});
+  std::vector<std::string> Names;
+  for (const kfuse::Variant &X : V)
+    Names.push_back(X.Name + ":" + std::to_string(X.Waves));
+  EXPECT_EQ(Names, (std::vector<std::string>{"h256-512-p:1", "h256-512-p-rb:1", "h256-512-p2:2",
+                                             "h256-512-p2-rb:2", "h256-512-d:1",
+                                             "h256-512-d-rb:1", "vertical-p:1",
+                                             "vertical-d:1"}));
+  EXPECT_TRUE(V[3].RegisterBound);
+}
+
 TEST(VariantSpace, FinerStepsGiveMoreSplits) {
   std::vector<TuneMember> M{{512, true}, {512, true}};
   EXPECT_EQ(kfuse::partitions(M, 32).size(), 31u);

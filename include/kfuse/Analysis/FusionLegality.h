@@ -44,6 +44,17 @@ bool needsExitAwareBarriers(const KernelModel &Model);
 /// into it uses, which the fused kernel must leave to it.
 std::vector<unsigned> reservedBarrierIds(const FusionMember &M);
 
+/// Reports every loop of the members (and of what they call) whose
+/// condition polls memory another block may write, a volatile or atomic
+/// read: a persistent or proportional grid runs original blocks one after
+/// another in each fused block, so such a wait may never end. CUDA does not
+/// promise that blocks run concurrently either, but the originals' blocks
+/// usually do. Returns true when there is none or \p Grid is as launched.
+bool checkGridMode(const std::vector<FusionMember> &Members, GridMode Grid,
+                   const std::string &Fusion, Reporter &Diags);
+/// Whether checkGridMode refuses every grid but the one as launched.
+bool pollsOtherBlocks(const std::vector<FusionMember> &Members);
+
 /// Reports, at its source, every construct that keeps the members from being
 /// fused horizontally without deadlock, race or a change of result. Returns
 /// true when there is none.

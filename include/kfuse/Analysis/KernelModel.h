@@ -81,6 +81,9 @@ struct CalleeEffect {
   /// Mutable __device__, __constant__ and __managed__ variables it reads or
   /// writes, by their canonical declarations.
   std::set<const clang::VarDecl *> DeviceVariables;
+  /// A loop condition it reaches that polls memory another block may write
+  /// (a volatile or atomic read); null for none.
+  const clang::Expr *SpinWait = nullptr;
   /// A function it reaches whose body Clang rejects, and why; null for none.
   const clang::FunctionDecl *RejectedFunction = nullptr;
   const Rejection *Rejected = nullptr;
@@ -158,6 +161,9 @@ struct KernelModel {
   std::vector<AsmBarrier> AsmBarriers;
   /// Calls to cooperative groups' grid-wide synchronization.
   std::vector<const clang::CallExpr *> GridSyncs;
+  /// Loop conditions of its own body that poll memory (volatile or atomic
+  /// reads): the read in each.
+  std::vector<const clang::Expr *> SpinWaits;
   std::vector<GroupQueryUse> GroupQueries;
   std::vector<GroupRefusal> GroupRefusals;
   /// Mutable __device__, __constant__ or __managed__ variables outside the

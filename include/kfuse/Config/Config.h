@@ -66,7 +66,10 @@ struct KernelSpec {
   std::string Kernel;       ///< Function name, optionally namespace-qualified.
   std::array<unsigned, 3> Block{1, 1, 1};
   unsigned BlockRank = 1;     ///< How many block dimensions the config gave.
-  bool AnyBlockSize = false;  ///< Correct for every 1-D block size and any grid.
+  bool AnyBlockSize = false;  ///< Correct for every 1-D block size with the grid as launched.
+  /// Correct for every 1-D grid (grid-stride loops): a persistent grid runs
+  /// it once on the fused grid instead of looping over its blocks.
+  bool AnyGrid = false;
   std::optional<LaunchSpec> Launch; ///< For kfuse tune.
   ConfigPosition Position;
 
@@ -139,7 +142,9 @@ struct FusionSpec {
   std::vector<std::string> Kernels;
   std::vector<unsigned> Partition; ///< Threads per kernel; empty means "split evenly".
   std::optional<unsigned> Threads; ///< Fused block size when no partition is given.
-  GridMode Grid = GridMode::AsLaunched;
+  /// The grid the config asks for; without one, kfuse chooses (see
+  /// chooseGrid in kfuse/Plan/GridChoice.h).
+  std::optional<GridMode> Grid;
   /// For vertical fusions: buffers passed from one kernel to the next.
   std::vector<FlowSpec> Flows;
   /// For vertical fusions: scalar parameters that always carry the same

@@ -87,6 +87,9 @@ struct FusedSection {
   std::string SameGridAs;
   /// Grid dimensions the launch must leave at 1.
   std::array<bool, 3> UnitGrid{false, false, false};
+  /// Works with any 1-D grid, so on a persistent grid it runs once with the
+  /// fused grid as its own instead of looping over its launch's blocks.
+  bool OnFusedGrid = false;
 };
 
 /// Threads of a persistent kernel that loop together over original blocks:
@@ -102,6 +105,8 @@ struct BlockLoop {
   /// Iterations must not overlap: the sections' barriers and shared memory
   /// (or the dynamic block counter) are reused by the next one.
   bool WaitBetween = false;
+  /// No loop: its section runs once, on the fused grid (OnFusedGrid).
+  bool Once = false;
 };
 
 struct FusedKernel {
@@ -115,6 +120,10 @@ struct FusedKernel {
   std::string MinBlocksPerSm;
   std::vector<FusedSection> Sections;
   GridMode Grid = GridMode::AsLaunched;
+  /// For persistent grids: resident blocks times this many. A second wave
+  /// lets a fused block start where one finished, instead of its threads
+  /// idling until the block's slowest range is done.
+  unsigned Waves = 1;
   std::vector<BlockLoop> Loops; ///< For persistent grids: every section in one.
   /// Values passed from one kernel to the next in registers: the comment
   /// and the declaration of each.

@@ -46,6 +46,7 @@ struct TuneVariant {
   std::vector<unsigned> Threads;
   unsigned BlockThreads = 0;
   GridMode Grid = GridMode::AsLaunched;
+  unsigned Waves = 1;
 };
 
 struct TuneFusion {

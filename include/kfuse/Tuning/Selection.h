@@ -28,6 +28,7 @@ struct CandidateResult {
   bool RegisterBound = false;
   unsigned MinBlocksPerSm = 0;
   GridMode Grid = GridMode::AsLaunched;
+  unsigned Waves = 1; ///< A persistent grid's blocks: resident blocks times this.
   int Registers = 0, SpillBytes = 0, StaticShared = 0, BlocksPerSm = 0, BlocksPerSmModel = 0;
   double Median = 0, P25 = 0, P75 = 0;
   unsigned Samples = 0;

@@ -31,6 +31,8 @@ struct Variant {
   std::vector<unsigned> Threads; ///< Per kernel.
   bool RegisterBound = false;    ///< Compiled with the HFuse bound.
   GridMode Grid = GridMode::AsLaunched;
+  /// A persistent grid's blocks: this many times as many as are resident.
+  unsigned Waves = 1;
   /// Every kernel from thread 0: the fused block is the largest of Threads.
   bool stacked() const { return Vertical || stacksRanges(Grid); }
 };
@@ -51,7 +53,7 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
 /// Each partition (the even split among them, added where the step misses
 /// it) in each of \p Grids but the proportional one, without and with the
-/// register bound; the proportional variant (each kernel on its own block)
+/// register bound, and on a persistent grid also with two waves of blocks; the proportional variant (each kernel on its own block)
 /// with and without the bound; then the vertical variant in each of the
 /// other \p Grids.
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,

@@ -63,7 +63,8 @@ struct Variant {
   bool vertical, bounded;
   unsigned threads[8]; // Per kernel.
   unsigned block_threads;
-  const char *grid; // as-launched, persistent or dynamic.
+  const char *grid; // as-launched, persistent, dynamic or proportional.
+  unsigned waves;   // A persistent grid's blocks: resident blocks times this.
 };
 
 struct Fusion {
@@ -578,6 +579,7 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
                    c.variant->block_threads, c.variant->bounded ? "true" : "false",
                    c.built->min_blocks);
       json(out, "grid", c.variant->grid);
+      std::fprintf(out, "\"waves\": %u, ", c.variant->waves);
       std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
                    c.built->attr.numRegs, c.built->attr.localSizeBytes,
                    c.built->attr.sharedSizeBytes);
