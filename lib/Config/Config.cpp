@@ -454,7 +454,9 @@ private:
     if (!Rank)
       return false;
     K.BlockRank = *Rank;
-    if (K.Block[2] > 64 || K.blockThreads() > 1024) {
+    // Each dimension first: 65536 x 65536 must not wrap to 0 threads and pass.
+    bool DimsFit = K.Block[0] <= 1024 && K.Block[1] <= 1024 && K.Block[2] <= 64;
+    if (!DimsFit || K.blockThreads() > 1024) {
       problem(ID::ConfigBadValue, positionOf(N["block"]),
               {"block", "a CUDA block shape: at most 1024 threads and z at most 64"});
       return false;
@@ -468,8 +470,9 @@ private:
       problem(ID::ConfigMissingKey, positionOf(Root), {"the config", "fusions"});
       return;
     }
-    if (!Fusions.IsSequence()) {
-      problem(ID::ConfigBadValue, positionOf(Fusions), {"fusions", "a list of fusion entries"});
+    if (!Fusions.IsSequence() || Fusions.size() == 0) {
+      problem(ID::ConfigBadValue, positionOf(Fusions),
+              {"fusions", "a list of one or more fusion entries"});
       return;
     }
     std::set<std::string> Seen;
