@@ -3,6 +3,7 @@
 #include "kfuse/Driver/Commands.h"
 
 #include "FusionPipeline.h"
+#include "Outputs.h"
 #include "Support.h"
 
 #include "kfuse/Analysis/FusionLegality.h"
@@ -96,15 +97,21 @@ public:
       return 1;
 
     std::string Text = printFusedFile(File);
+    // Every file or none: the header, the fused file and the depfile.
+    OutputTransaction Files(Diags);
+    Files.addInputs(inputs(Parser));
+    if (Request.Header)
+      Files.stage(*Request.Header, Header);
+    if (OutputPath != "-")
+      Files.stage(OutputPath, Text);
+    if (Request.Depfile)
+      Files.stage(*Request.Depfile, printDepfile(OutputPath, inputs(Parser)));
+    if (!Files.commit())
+      return 1;
     if (OutputPath == "-") {
       Out << Text;
-      return Request.Header && !writeAtomically(*Request.Header, Header, Diags) ? 1 : 0;
+      return 0;
     }
-    if ((Request.Header && !writeAtomically(*Request.Header, Header, Diags)) ||
-        !writeAtomically(OutputPath, Text, Diags))
-      return 1;
-    if (Request.Depfile && !writeAtomically(*Request.Depfile, depfile(Parser, OutputPath), Diags))
-      return 1;
     for (const FusedKernel &K : File.Kernels)
       llvm::errs() << "kfuse: wrote fusion '" << K.Fusion << "' (" << K.Sections.size()
                    << " kernels, " << K.BlockThreads << " threads per block) to " << OutputPath
@@ -179,13 +186,15 @@ private:
   /// Make syntax: the output, named as on the command line (Make matches
   /// targets by name), depends on the config, the measurements and every
   /// file the parser read.
-  std::string depfile(const SourceParser &Parser, const std::string &OutputPath) {
+  /// Every file the run read: the config, the measurements, the sources
+  /// and the headers they include.
+  std::vector<std::string> inputs(const SourceParser &Parser) {
     std::vector<std::string> Inputs = {absolutePath(Request.ConfigPath)};
     if (Request.Tuning)
       Inputs.push_back(absolutePath(*Request.Tuning));
     for (std::string &F : Parser.inputFiles())
       Inputs.push_back(std::move(F));
-    return printDepfile(OutputPath, Inputs);
+    return Inputs;
   }
 };
 

@@ -110,34 +110,6 @@ std::string directoryOf(const std::string &Path) {
 
 /// Writes through a temporary file in the same directory, so a reader never
 /// sees half a file and a failed run leaves the old output untouched.
-bool writeAtomically(const std::string &Path, const std::string &Text, Reporter &Diags) {
-  llvm::SmallString<256> Temp;
-  int FD = -1;
-  llvm::SmallString<256> Model(Path);
-  Model += ".tmp-%%%%%%";
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp)) {
-    Diags.report(diag::ID::OutputUnwritable) << Path << EC.message();
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Text;
-    OS.close();
-    if (OS.has_error()) {
-      Diags.report(diag::ID::OutputUnwritable) << Path << OS.error().message();
-      OS.clear_error();
-      llvm::sys::fs::remove(Temp);
-      return false;
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
-    Diags.report(diag::ID::OutputUnwritable) << Path << EC.message();
-    llvm::sys::fs::remove(Temp);
-    return false;
-  }
-  return true;
-}
-
 int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out) {
   Out << "kfuse " << Version << "\n";
   Out << "clang " << CLANG_VERSION_STRING << " (LibTooling)\n";

@@ -48,9 +48,6 @@ std::string relativePath(const std::string &Path, const std::string &Dir);
 /// The directory \p Path lies in: "." for a bare file name.
 std::string directoryOf(const std::string &Path);
 
-/// Writes \p Text to \p Path through a temporary file in the same directory.
-bool writeAtomically(const std::string &Path, const std::string &Text, Reporter &Diags);
-
 } // namespace kfuse
 
 #endif

@@ -10,6 +10,7 @@
 #include "kfuse/Driver/Commands.h"
 
 #include "FusionPipeline.h"
+#include "Outputs.h"
 #include "Support.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
@@ -92,6 +93,12 @@ public:
     SourceParser Parser(*Options, Diags);
     FusionPipeline Pipeline(*C, Parser, Diags);
     Pipeline.load(Fusions);
+    // No output of the run may be one of these.
+    ReadFiles = {absolutePath(Request.ConfigPath)};
+    if (Request.Results)
+      ReadFiles.push_back(absolutePath(*Request.Results));
+    for (std::string &F : Parser.inputFiles())
+      ReadFiles.push_back(std::move(F));
     if (Request.Results)
       return select(*C, Pipeline, *Request.Results, Out);
     std::string Bundle = Request.Bundle.value_or(
@@ -116,6 +123,7 @@ private:
   const ParseSettings &Settings;
   const TuneRequest &Request;
   Reporter &Diags;
+  std::vector<std::string> ReadFiles; ///< What the run reads.
 
   bool haveLaunches(const Config &C, const std::vector<const FusionSpec *> &Fusions) {
     bool Ok = true;
@@ -335,13 +343,12 @@ private:
     Files["tune_harness.cu"] = tuneHarnessSource();
     Files["kfuse_occupancy.h"] = occupancyHeaderSource();
     Files["run.sh"] = tuneRunScript();
-    if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
-      Diags.report(ID::OutputUnwritable) << Dir << EC.message();
-      return false;
-    }
+    OutputTransaction Written(Diags);
+    Written.addInputs(ReadFiles);
     for (const auto &[Name, Text] : Files)
-      if (!writeAtomically(Dir + "/" + Name, Text, Diags))
-        return false;
+      Written.stage(Dir + "/" + Name, Text, /*MakeDirectory=*/true);
+    if (!Written.commit())
+      return false;
     removeStaleOriginals(Dir, Files);
     llvm::sys::fs::setPermissions(Dir + "/run.sh", llvm::sys::fs::all_read |
                                                       llvm::sys::fs::all_exe |
@@ -453,29 +460,26 @@ private:
     if (OutputDir.empty())
       OutputDir = ".";
     std::string ReportDir = Request.ReportDir.value_or(std::string(OutputDir));
-    if (std::error_code EC = llvm::sys::fs::create_directories(ReportDir)) {
-      Diags.report(ID::OutputUnwritable) << ReportDir << EC.message();
-      return 1;
-    }
     if (!File.Kernels.empty())
       File.Preambles = Pipeline.preambles(std::string(OutputDir));
     if (Diags.errorCount() != 0)
       return 1;
-    bool Ok = writeAtomically(ReportDir + "/tuning.yaml", printTuningYaml(*Results, Verdicts),
-                              Diags) &&
-              writeAtomically(ReportDir + "/tuning-report.md", printReport(*Results, Verdicts),
-                              Diags);
-    for (size_t I = 0; Ok && I < Results->Fusions.size(); ++I)
-      Ok = writeAtomically(ReportDir + "/" + Results->Fusions[I].Fusion + ".tuning.png",
-                           renderChartPng(Results->Fusions[I], Verdicts[I]), Diags);
+    // The reports, the charts and the winning variants together, or none.
+    OutputTransaction Written(Diags);
+    Written.addInputs(ReadFiles);
+    const bool MakeDirectory = true; // The report's and the output's directories may be new.
+    Written.stage(ReportDir + "/tuning.yaml", printTuningYaml(*Results, Verdicts), MakeDirectory);
+    Written.stage(ReportDir + "/tuning-report.md", printReport(*Results, Verdicts), MakeDirectory);
+    for (size_t I = 0; I < Results->Fusions.size(); ++I)
+      Written.stage(ReportDir + "/" + Results->Fusions[I].Fusion + ".tuning.png",
+                    renderChartPng(Results->Fusions[I], Verdicts[I]), MakeDirectory);
     std::vector<EvaluationRow> Rows = evaluate(evaluationCases(Pipeline, *Results, Verdicts));
-    Ok = Ok &&
-         writeAtomically(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), Diags) &&
-         writeAtomically(ReportDir + "/speedup-vs-ratio.png", renderRatioChartPng(*Results, Rows),
-                         Diags);
-    if (Ok && !File.Kernels.empty())
-      Ok = writeAtomically(Output, printFusedFile(File), Diags);
-    if (!Ok)
+    Written.stage(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), MakeDirectory);
+    Written.stage(ReportDir + "/speedup-vs-ratio.png", renderRatioChartPng(*Results, Rows),
+                  MakeDirectory);
+    if (!File.Kernels.empty())
+      Written.stage(Output, printFusedFile(File), MakeDirectory);
+    if (!Written.commit())
       return 1;
     Out << "kfuse: wrote " << ReportDir
         << "/tuning-report.md, evaluation.md, tuning.yaml and charts";

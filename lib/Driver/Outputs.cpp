@@ -1,0 +1,177 @@
+//===- Outputs.cpp - a run's outputs, written together or not at all ------===//
+
+#include "Outputs.h"
+
+#include "kfuse/Diagnostics/Reporter.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
+
+namespace kfuse {
+
+namespace fs = llvm::sys::fs;
+
+OutputTransaction::~OutputTransaction() { removeTemps(); }
+
+void OutputTransaction::addInputs(const std::vector<std::string> &Paths) {
+  Inputs.insert(Inputs.end(), Paths.begin(), Paths.end());
+}
+
+void OutputTransaction::stage(const std::string &Path, std::string Text, bool MakeDirectory) {
+  Outputs.push_back({Path, Path, std::move(Text), false, MakeDirectory, ""});
+}
+
+/// Finds where \p O's bytes go and whether they may go there.
+bool OutputTransaction::check(Output &O) {
+  auto Refuse = [&](const std::string &Why) {
+    Diags.report(diag::ID::OutputUnwritable) << O.Path << Why;
+    return false;
+  };
+  if (fs::is_symlink_file(O.Path)) {
+    llvm::SmallString<256> Real;
+    if (fs::real_path(O.Path, Real))
+      return Refuse("it is a symbolic link to a file that does not exist");
+    O.Target = std::string(Real);
+  }
+  for (const std::string &In : Inputs) {
+    bool Same = false;
+    if (!fs::equivalent(In, O.Target, Same) && Same) {
+      Diags.report(diag::ID::OutputIsInput) << O.Path << In;
+      return false;
+    }
+  }
+  for (const Output &Other : Outputs) {
+    bool Same = false;
+    if (&Other == &O)
+      break;
+    if (Other.Target == O.Target || (!fs::equivalent(Other.Target, O.Target, Same) && Same))
+      return Refuse("'" + Other.Path + "', another output of this run, is the same file");
+  }
+  fs::file_status Status;
+  if (fs::status(O.Target, Status)) {
+    llvm::StringRef Dir = llvm::sys::path::parent_path(O.Target);
+    if (!Dir.empty() && !fs::is_directory(Dir) && !O.MakeDirectory)
+      return Refuse(("its directory '" + Dir + "' does not exist").str());
+    return true; // A new file.
+  }
+  if (fs::is_directory(Status))
+    return Refuse("it is a directory");
+  if (!fs::is_regular_file(Status)) {
+    O.WriteThrough = true; // A FIFO or a device keeps being one.
+    return true;
+  }
+  // Root may write anything: the mode says what its owner meant.
+  if (fs::access(O.Target, fs::AccessMode::Write) ||
+      (Status.permissions() & fs::owner_write) == 0)
+    return Refuse("it is read-only");
+  if (Status.getUser() != ::geteuid())
+    return Refuse("it belongs to another user, and replacing it would make it kfuse's");
+  return true;
+}
+
+/// Writes a regular file's content beside it, with its permissions.
+bool OutputTransaction::writeTemp(Output &O) {
+  llvm::SmallString<256> Model(O.Target);
+  Model += ".tmp-%%%%%%";
+  llvm::SmallString<256> Temp;
+  int FD = -1;
+  if (std::error_code EC = fs::createUniqueFile(Model, FD, Temp)) {
+    Diags.report(diag::ID::OutputUnwritable) << O.Path << EC.message();
+    return false;
+  }
+  O.Temp = std::string(Temp);
+  llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+  OS << O.Text;
+  OS.close();
+  if (OS.has_error()) {
+    Diags.report(diag::ID::OutputUnwritable) << O.Path << OS.error().message();
+    OS.clear_error();
+    return false;
+  }
+  if (llvm::ErrorOr<fs::perms> Old = fs::getPermissions(O.Target))
+    fs::setPermissions(O.Temp, *Old);
+  return true;
+}
+
+bool OutputTransaction::commit() {
+  for (Output &O : Outputs)
+    if (!check(O))
+      return false;
+  if (!makeDirectories())
+    return false;
+  for (Output &O : Outputs)
+    if (!O.WriteThrough && !writeTemp(O)) {
+      removeTemps();
+      return false;
+    }
+  // What cannot be staged goes first: it is the part that can still fail.
+  for (Output &O : Outputs) {
+    if (!O.WriteThrough)
+      continue;
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(O.Target, EC, fs::OF_None);
+    if (!EC) {
+      OS << O.Text;
+      OS.close();
+      EC = OS.error();
+      OS.clear_error();
+    }
+    if (EC) {
+      Diags.report(diag::ID::OutputUnwritable) << O.Path << EC.message();
+      removeTemps();
+      return false;
+    }
+  }
+  bool Ok = true;
+  for (Output &O : Outputs)
+    if (!O.WriteThrough) {
+      if (std::error_code EC = fs::rename(O.Temp, O.Target)) {
+        Diags.report(diag::ID::OutputUnwritable) << O.Path << EC.message();
+        Ok = false;
+        continue;
+      }
+      O.Temp.clear();
+    }
+  MadeDirectories.clear(); // They hold the outputs now.
+  removeTemps();
+  return Ok;
+}
+
+/// Creates the missing directories of the outputs that may have them.
+bool OutputTransaction::makeDirectories() {
+  for (const Output &O : Outputs) {
+    llvm::StringRef Dir = llvm::sys::path::parent_path(O.Target);
+    std::vector<std::string> Missing;
+    while (O.MakeDirectory && !Dir.empty() && !fs::exists(Dir)) {
+      Missing.insert(Missing.begin(), Dir.str());
+      Dir = llvm::sys::path::parent_path(Dir);
+    }
+    for (const std::string &D : Missing) {
+      if (std::error_code EC = fs::create_directory(D)) {
+        Diags.report(diag::ID::OutputUnwritable) << O.Path << EC.message();
+        removeTemps();
+        return false;
+      }
+      MadeDirectories.push_back(D);
+    }
+  }
+  return true;
+}
+
+/// Removes the staged copies, and after a failure the directories made for them.
+void OutputTransaction::removeTemps() {
+  for (Output &O : Outputs)
+    if (!O.Temp.empty()) {
+      fs::remove(O.Temp);
+      O.Temp.clear();
+    }
+  for (auto It = MadeDirectories.rbegin(); It != MadeDirectories.rend(); ++It)
+    fs::remove(*It);
+  MadeDirectories.clear();
+}
+
+} // namespace kfuse
