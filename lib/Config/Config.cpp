@@ -184,10 +184,14 @@ private:
 
   void checkKeys(const YAML::Node &Map, const std::string &What,
                  std::initializer_list<const char *> Known) {
+    std::set<std::string> Seen;
     for (const auto &KV : Map) {
       std::string Key = KV.first.Scalar();
       if (std::none_of(Known.begin(), Known.end(), [&](const char *K) { return Key == K; }))
         problem(ID::ConfigUnknownKey, positionOf(KV.first), {Key, What});
+      // YAML maps have unique keys; yaml-cpp keeps both and reads the first.
+      else if (!Seen.insert(Key).second)
+        problem(ID::ConfigDuplicateKey, positionOf(KV.first), {Key, What});
     }
   }
 

@@ -157,6 +157,23 @@ ConfigResult parseLaunchEdited(const std::string &From, const std::string &To) {
   return parseEdited(From, To, WithLaunch);
 }
 
+// A number alone is a 1-D shape, as README says.
+TEST(Config, ANumberAloneIsAOneDimensionalBlock) {
+  ConfigResult R = parseEdited("block: [256]", "block: 256");
+  ASSERT_TRUE(R.Value) << R.Problems.size();
+  EXPECT_EQ(R.Value->Kernels[0].Block, (std::array<unsigned, 3>{256, 1, 1}));
+  EXPECT_EQ(R.Value->Kernels[0].BlockRank, 1u);
+}
+
+// A key given twice is an error, not the first one winning.
+TEST(Config, ADuplicateKeyIsAnError) {
+  ConfigResult R = parseEdited("kernel: ka", "kernel: ka\n    kernel: kz");
+  ASSERT_FALSE(R.Value);
+  ASSERT_EQ(R.Problems.size(), 1u);
+  EXPECT_EQ(R.Problems[0].Id, ID::ConfigDuplicateKey);
+  EXPECT_EQ(R.Problems[0].Line, 5u);
+}
+
 TEST(ConfigLaunch, ReadsGridSharedMemoryBuffersAndValues) {
   ConfigResult R = parseConfig(WithLaunch, "x.yaml");
   ASSERT_TRUE(R.Value) << R.Problems.size() << " problems";

@@ -106,7 +106,10 @@ int main(int argc, const char **argv) {
     }
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter(printVersion);
-  if (!cl::ParseCommandLineOptions(OwnArgs, argv, "kfuse: horizontal fusion of CUDA kernels\n"))
+  // With an error stream the parser returns instead of exiting with 1: a
+  // bad command line exits with 2, as documented.
+  if (!cl::ParseCommandLineOptions(OwnArgs, argv, "kfuse: horizontal fusion of CUDA kernels\n",
+                                   &errs()))
     return 2;
 
   kfuse::ParseSettings Settings;
