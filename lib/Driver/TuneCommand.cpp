@@ -395,9 +395,9 @@ private:
     llvm::ErrorOr<std::string> Bash = llvm::sys::findProgramByName("bash");
     if (!Bash)
       return 127;
-    std::vector<llvm::StringRef> Args{*Bash, "-c", ""};
-    std::string Command = "'" + Dir + "/run.sh' --out '" + Results + "'";
-    Args[2] = Command;
+    // An argument vector, no shell string: the paths may hold quotes or '$'.
+    std::string Script = Dir + "/run.sh";
+    std::vector<llvm::StringRef> Args{*Bash, Script, "--out", Results};
     return llvm::sys::ExecuteAndWait(*Bash, Args);
   }
 

@@ -8,12 +8,19 @@
 //   ./harness [--jobs N] [--out results.json] [--nvcc PATH] [--seed S]
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ; // The harness's environment, for the compilers it starts.
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -100,7 +107,7 @@ struct Options {
   std::string nvcc = "nvcc";
   unsigned seed = std::random_device{}(); // Fresh inputs each run; --seed repeats one.
   std::string only;                       ///< --fusion NAME: that fusion alone.
-  std::string includes; ///< The kernels' include directories, as nvcc options.
+  std::vector<std::string> includes; ///< The kernels' include directories, as -I options.
 };
 
 /// A variant's shared library and what the toolchain says of its kernel.
@@ -121,6 +128,26 @@ std::string here() {
   return exe.substr(0, exe.rfind('/'));
 }
 
+/// Runs \p argv (no shell: paths may hold spaces, quotes or '$') with its
+/// output and errors in \p log; its exit status, or -1 if it did not start.
+int run(const std::vector<std::string> &argv, const std::string &log) {
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&files, 1, 2);
+  pid_t pid = 0;
+  int err = posix_spawnp(&pid, args[0], &files, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  int status = 0;
+  if (err != 0 || waitpid(pid, &status, 0) < 0)
+    return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /// Compiles every job with up to opt.jobs compilers at once, reporting each.
 void compileAll(const Options &opt, const std::string &arch, std::vector<std::string> &sources,
                 std::vector<std::string> &outputs, std::vector<std::string> &defines,
@@ -130,11 +157,14 @@ void compileAll(const Options &opt, const std::string &arch, std::vector<std::st
   auto worker = [&] {
     for (size_t i = next++; i < sources.size(); i = next++) {
       std::string log = outputs[i] + ".log";
-      std::string cmd = opt.nvcc + " -std=c++17 -O3 -arch=" + arch +
-                        " -cudart shared -shared -Xcompiler -fPIC " + opt.includes + defines[i] + " " + sources[i] +
-                        " -o " + outputs[i] + " > " + log + " 2>&1";
+      std::vector<std::string> argv = {opt.nvcc, "-std=c++17", "-O3", "-arch=" + arch,
+                                       "-cudart", "shared", "-shared", "-Xcompiler", "-fPIC"};
+      argv.insert(argv.end(), opt.includes.begin(), opt.includes.end());
+      if (!defines[i].empty())
+        argv.push_back(defines[i]);
+      argv.insert(argv.end(), {sources[i], "-o", outputs[i]});
       auto start = Clock::now();
-      int rc = std::system(cmd.c_str());
+      int rc = run(argv, log);
       results[i]->compile_s = std::chrono::duration<double>(Clock::now() - start).count();
       if (rc != 0)
         results[i]->error = "compilation failed, see " + log;
@@ -639,7 +669,10 @@ int main(int argc, char **argv) {
   std::printf("device: %s (sm_%d%d, %d SMs), driver API %d, runtime %d, seed %u\n", prop.name,
               prop.major, prop.minor, prop.multiProcessorCount, driver, runtime, opt.seed);
   std::string dir = here();
-  std::system(("mkdir -p " + dir + "/build").c_str());
+  if (mkdir((dir + "/build").c_str(), 0755) != 0 && errno != EEXIST) {
+    std::perror((dir + "/build").c_str());
+    return 2;
+  }
   // kfuse lists them relative to the bundle.
   if (FILE *dirs = std::fopen((dir + "/include_dirs.txt").c_str(), "r")) {
     char line[4096];
@@ -648,7 +681,7 @@ int main(int argc, char **argv) {
       while (!d.empty() && (d.back() == '\n' || d.back() == '\r'))
         d.pop_back();
       if (!d.empty())
-        opt.includes += "'-I" + dir + "/" + d + "' ";
+        opt.includes.push_back("-I" + dir + "/" + d);
     }
     std::fclose(dirs);
   }
