@@ -619,6 +619,16 @@ std::string instantiationName(const FunctionDecl &F) {
 
 } // namespace
 
+const FunctionDecl *findDeclaredOnlyKernel(ASTUnit &Unit, StringRef Name) {
+  for (const Decl *D : Unit.getASTContext().getTranslationUnitDecl()->decls()) {
+    const auto *F = dyn_cast<FunctionDecl>(D);
+    if (F && F->hasAttr<CUDAGlobalAttr>() && !F->isDefined() &&
+        (F->getQualifiedNameAsString() == Name || F->getNameAsString() == Name))
+      return F;
+  }
+  return nullptr;
+}
+
 KernelLookup lookUpKernel(ASTUnit &Unit, StringRef Name) {
   KernelLookup Result;
   StringRef Base = Name.take_until([](char C) { return C == '<'; }).trim();

@@ -158,7 +158,9 @@ public:
     Config C;
     C.Path = Path;
     if (!Root.IsMap()) {
-      problem(ID::ConfigBadValue, positionOf(Root), {"the config", "a mapping with 'kernels' and 'fusions'"});
+      // An empty file has no position of its own: point at its start.
+      ConfigPosition At = Root.IsNull() ? ConfigPosition{1, 1} : positionOf(Root);
+      problem(ID::ConfigBadValue, At, {"the config", "a mapping with 'kernels' and 'fusions'"});
     } else {
       checkKeys(Root, "the config", {"kernels", "fusions", "replace"});
       readKernels(Root, C);

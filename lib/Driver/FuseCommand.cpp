@@ -82,6 +82,9 @@ public:
     FusionPipeline Pipeline(*C, Parser, Diags);
     Pipeline.load(Fusions);
     for (size_t I = 0; I < Pipeline.size(); ++I) {
+      // A fusion whose kernels were not found is reported already.
+      if (!Pipeline.resolved(I))
+        continue;
       std::optional<FusionLayout> Layout = layout(*C, Pipeline.fusion(I), Tuning);
       if (!Layout)
         return 1;

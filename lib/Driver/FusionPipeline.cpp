@@ -1,6 +1,7 @@
 //===- FusionPipeline.cpp - from a config's fusions to fused kernels ------===//
 
 #include "FusionPipeline.h"
+#include "Support.h"
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Diagnostics/Reporter.h"
@@ -82,8 +83,8 @@ std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> FusionPipeline::inp
 }
 
 std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
-  if (!llvm::sys::fs::is_regular_file(K.ResolvedFile)) {
-    problem(ID::FileNotFound, K.Position, {K.ResolvedFile, "no such file"});
+  if (auto [Id, Why] = unreadable(K.ResolvedFile); !Why.empty()) {
+    problem(Id, K.Position, {K.ResolvedFile, Why});
     return std::nullopt;
   }
   clang::ASTUnit *Unit = Parser.parse(K.ResolvedFile);
@@ -111,6 +112,12 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
 void FusionPipeline::reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit,
                                        const KernelLookup &Found) {
   clang::SourceManager &SM = Unit.getSourceManager();
+  if (const clang::FunctionDecl *Declared = Found.Template ? nullptr
+                                            : findDeclaredOnlyKernel(Unit, K.Kernel)) {
+    problem(ID::KernelNotDefined, K.Position, {K.ResolvedFile, K.Kernel});
+    Diags.report(Declared->getLocation(), SM, ID::NoteDeclaredHere) << K.Kernel;
+    return;
+  }
   if (!Found.Template) {
     problem(ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
     for (const clang::FunctionDecl *Other : findKernels(Unit))

@@ -304,8 +304,8 @@ int printCommand(const SourceParser &Parser, const std::string &File, llvm::raw_
 int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out) {
   const std::string &File = Request.File;
-  if (!llvm::sys::fs::is_regular_file(File)) {
-    Diags.report(diag::ID::FileNotFound) << File << "no such file";
+  if (auto [Id, Why] = unreadable(File); !Why.empty()) {
+    Diags.report(Id) << File << Why;
     return 1;
   }
   std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);

@@ -31,6 +31,10 @@ struct KernelLookup {
 
 KernelLookup lookUpKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
 
+/// A __global__ function named \p Name that the unit declares but never
+/// defines (its body is in another file); null for none.
+const clang::FunctionDecl *findDeclaredOnlyKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
+
 /// The built-in variable \p D stands for, if it is one. Clang declares them
 /// as objects of the __cuda_builtin_*_t types.
 std::optional<BuiltinVar> builtinVar(const clang::ValueDecl *D);
