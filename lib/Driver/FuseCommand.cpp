@@ -85,7 +85,8 @@ public:
       // A fusion whose kernels were not found is reported already.
       if (!Pipeline.resolved(I))
         continue;
-      std::optional<FusionLayout> Layout = layout(*C, Pipeline.fusion(I), Tuning);
+      std::optional<FusionLayout> Layout =
+          layout(*C, Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)), Tuning);
       if (!Layout)
         return 1;
       if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
@@ -102,13 +103,16 @@ public:
     std::string Text = printFusedFile(File);
     // Every file or none: the header, the fused file and the depfile.
     OutputTransaction Files(Diags);
-    Files.addInputs(inputs(Parser));
+    std::vector<std::string> Read = inputs(Parser);
+    Files.addInputs(Read);
     if (Request.Header)
       Files.stage(*Request.Header, Header);
     if (OutputPath != "-")
       Files.stage(OutputPath, Text);
     if (Request.Depfile)
-      Files.stage(*Request.Depfile, printDepfile(OutputPath, inputs(Parser)));
+      // Make syntax: the output, named as on the command line (Make matches
+      // targets by name), depends on every file the run read.
+      Files.stage(*Request.Depfile, printDepfile(OutputPath, Read));
     if (!Files.commit())
       return 1;
     if (OutputPath == "-") {
@@ -134,10 +138,10 @@ private:
   }
 
   /// The config's layout, or with measurements the one they chose.
-  std::optional<FusionLayout> layout(const Config &C, const FusionSpec &F,
+  std::optional<FusionLayout> layout(const Config &C, const FusionSpec &F, bool BlocksWait,
                                      const std::optional<TuneResults> &Tuning) {
     if (!Tuning) {
-      sayDefaultGrid(C, F);
+      sayDefaultGrid(C, F, BlocksWait);
       return FusionLayout();
     }
     const FusionResult *R = findMeasurements(*Tuning, F.Name, *Request.Tuning, Diags);
@@ -147,14 +151,14 @@ private:
     if (V.Fuse)
       return tunedLayout(V);
     Diags.report(ID::TuningKeepsNative) << *Request.Tuning << F.Name << V.Reason;
-    sayDefaultGrid(C, F);
+    sayDefaultGrid(C, F, BlocksWait);
     return FusionLayout();
   }
 
   /// Without measurements, a fusion whose config names no grid runs on the
   /// one kfuse chooses, and the user hears which.
-  void sayDefaultGrid(const Config &C, const FusionSpec &F) {
-    GridChoice Choice = chooseGrid(C, F);
+  void sayDefaultGrid(const Config &C, const FusionSpec &F, bool BlocksWait) {
+    GridChoice Choice = chooseGrid(C, F, BlocksWait);
     if (Choice.Default)
       Diags.report({{ID::GridDefault, F.Position.Line, F.Position.Column,
                      {F.Name, gridModeName(Choice.Mode), Choice.Why}}},
@@ -186,9 +190,6 @@ private:
     return printLauncherHeader(File, Guard, Includes);
   }
 
-  /// Make syntax: the output, named as on the command line (Make matches
-  /// targets by name), depends on the config, the measurements and every
-  /// file the parser read.
   /// Every file the run read: the config, the measurements, the sources
   /// and the headers they include.
   std::vector<std::string> inputs(const SourceParser &Parser) {

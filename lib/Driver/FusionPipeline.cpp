@@ -214,7 +214,7 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     }
   if (!Ok)
     return std::nullopt;
-  GridMode Grid = Layout.Grid.value_or(chooseGrid(C, F).Mode);
+  GridMode Grid = Layout.Grid.value_or(chooseGrid(C, F, pollsOtherBlocks(Members)).Mode);
   if (!checkGridMode(Members, Grid, F.Name, Diags))
     return std::nullopt;
   PartitionRequest Request;
@@ -276,15 +276,13 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     K->Grid = Grid;
     K->Waves = Grid == GridMode::AsLaunched ? 1 : Layout.Waves;
     if (Grid != GridMode::AsLaunched)
-      K->Loops = blockLoops(Groups, *Plan.Plan, Laid, Layout.Vertical, Grid);
-    for (size_t G = 0; G < Groups.size(); ++G)
-      if (runsOnFusedGrid(Groups[G], Members, Grid, Layout.Vertical)) {
+      K->Loops = blockLoops(Groups, Members, *Plan.Plan, Laid, Layout.Vertical, Grid);
+    for (const BlockLoop &L : K->Loops)
+      if (L.Once) {
         // Its launch's grid is replaced by the fused one, which is 1-D.
-        FusedSection &S = K->Sections[Groups[G].First];
+        FusedSection &S = K->Sections[L.First];
         S.OnFusedGrid = true;
         S.UnitGrid[1] = S.UnitGrid[2] = true;
-        K->Loops[G].Once = true;
-        K->Loops[G].WaitBetween = false;
       }
   }
   return K;
@@ -302,6 +300,7 @@ bool FusionPipeline::runsOnFusedGrid(const MemberGroup &G,
 /// The loops of a persistent kernel: per group of kernels that share a
 /// range, or one over the whole block when every kernel starts at thread 0.
 std::vector<BlockLoop> FusionPipeline::blockLoops(const std::vector<MemberGroup> &Groups,
+                                                  const std::vector<FusionMember> &Members,
                                                   const PartitionPlan &Plan,
                                                   const PartitionPlan &Laid, bool Vertical,
                                                   GridMode Grid) {
@@ -321,8 +320,9 @@ std::vector<BlockLoop> FusionPipeline::blockLoops(const std::vector<MemberGroup>
       continue;
     }
     unsigned Id = Groups[G].Count > 1 ? R.LoopBarrierId : R.BarrierId;
+    bool Once = runsOnFusedGrid(Groups[G], Members, Grid, Vertical);
     Loops.push_back({R.Begin, R.Size, Id, Groups[G].First, Groups[G].Count,
-                     Dynamic || R.BarrierId != 0});
+                     !Once && (Dynamic || R.BarrierId != 0), Once});
   }
   return Loops;
 }

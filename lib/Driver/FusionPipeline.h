@@ -98,6 +98,7 @@ private:
   static bool runsOnFusedGrid(const MemberGroup &G, const std::vector<FusionMember> &Members,
                               GridMode Grid, bool Vertical);
   static std::vector<BlockLoop> blockLoops(const std::vector<MemberGroup> &Groups,
+                                           const std::vector<FusionMember> &Members,
                                            const PartitionPlan &Plan, const PartitionPlan &Laid,
                                            bool Vertical, GridMode Grid);
   bool respectsLaunchBounds(const std::vector<FusionMember> &Members, const PartitionPlan &Plan);

@@ -6,9 +6,12 @@
 
 namespace kfuse {
 
-GridChoice chooseGrid(const Config &C, const FusionSpec &F) {
+GridChoice chooseGrid(const Config &C, const FusionSpec &F, bool BlocksWait) {
   if (F.Grid)
     return {*F.Grid, false, ""};
+  if (BlocksWait)
+    return {GridMode::AsLaunched, true,
+            "a kernel polls memory another block may write, which only this grid keeps safe"};
   std::vector<std::string> Kernels = C.kernelsOf(F);
   bool AllAnyGrid = std::all_of(Kernels.begin(), Kernels.end(), [&](const std::string &Id) {
     const KernelSpec *K = C.findKernel(Id);

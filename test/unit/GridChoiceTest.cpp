@@ -41,6 +41,15 @@ TEST(GridChoice, AsLaunchedWhenOneKernelNeedsItsGrid) {
   EXPECT_TRUE(G.Default);
 }
 
+// A kernel that waits for another block keeps the grid as launched, even
+// where every kernel works with any grid.
+TEST(GridChoice, AsLaunchedWhenAKernelWaitsForAnotherBlock) {
+  Config C = configOf("a, b");
+  GridChoice G = chooseGrid(C, C.Fusions[0], /*BlocksWait=*/true);
+  EXPECT_EQ(G.Mode, GridMode::AsLaunched);
+  EXPECT_TRUE(G.Default);
+}
+
 TEST(GridChoice, AsLaunchedForAVerticalFusion) {
   Config C = configOf("a, b", ", mode: vertical");
   EXPECT_EQ(chooseGrid(C, C.Fusions[0]).Mode, GridMode::AsLaunched);

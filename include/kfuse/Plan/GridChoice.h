@@ -20,11 +20,13 @@ struct GridChoice {
 
 /// The grid \p F asks for, or kfuse's default. With every kernel promising
 /// any 1-D grid, a persistent grid runs each once on as many blocks as fit
-/// at once (a grid-stride launch that fills the GPU, with no loop); otherwise
+/// at once (a grid-stride launch that fills the GPU, with no loop), unless
+/// \p BlocksWait (a kernel polls memory another block may write, which only
+/// the grid as launched keeps safe: analysis's pollsOtherBlocks); otherwise
 /// the grid as launched, which the measurements with data-sized grids favour
 /// as often as the persistent ones (docs/benchmarks.md): `kfuse tune` tries
 /// them all.
-GridChoice chooseGrid(const Config &C, const FusionSpec &F);
+GridChoice chooseGrid(const Config &C, const FusionSpec &F, bool BlocksWait = false);
 
 } // namespace kfuse
 
