@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <set>
 
 namespace kfuse {
@@ -179,6 +181,7 @@ private:
   // Kernel entries that had problems of their own; fusions naming them are
   // not reported again.
   std::set<std::string> BrokenKernels;
+  std::map<std::string, unsigned> FusionLines;
 
   void problem(ID Id, ConfigPosition P, std::vector<std::string> Args) {
     Problems.push_back({Id, P.Line, P.Column, std::move(Args)});
@@ -221,11 +224,21 @@ private:
     return S;
   }
 
-  std::optional<unsigned> positiveInteger(const YAML::Node &N, const std::string &What) {
-    unsigned V = 0;
-    if (!N.IsScalar() || !YAML::convert<unsigned>::decode(N, V) || V == 0 ||
+  /// Decoded in 64 bits, so that a value past a limit is reported as itself.
+  std::optional<uint64_t> positiveInteger64(const YAML::Node &N, const std::string &What) {
+    uint64_t V = 0;
+    if (!N.IsScalar() || !YAML::convert<uint64_t>::decode(N, V) || V == 0 ||
         N.Scalar().find_first_not_of("0123456789") != std::string::npos) {
       problem(ID::ConfigBadValue, positionOf(N), {What, "a positive integer"});
+      return std::nullopt;
+    }
+    return V;
+  }
+
+  std::optional<unsigned> positiveInteger(const YAML::Node &N, const std::string &What) {
+    std::optional<uint64_t> V = positiveInteger64(N, What);
+    if (V && *V > std::numeric_limits<unsigned>::max()) {
+      problem(ID::ConfigBadValue, positionOf(N), {What, "a positive integer below 2^32"});
       return std::nullopt;
     }
     return V;
@@ -349,7 +362,7 @@ private:
     checkKeys(N, "a launch", {"grid", "shared_bytes", "args"});
     LaunchSpec L;
     L.Position = positionOf(N);
-    bool Ok = readDims(N, "grid", "a launch", L.Grid).has_value();
+    bool Ok = readDims(N, "grid", "a launch", L.Grid, MaxGridDims).has_value();
     if (YAML::Node Shared = N["shared_bytes"]) {
       unsigned V = 0;
       if (!Shared.IsScalar() || !YAML::convert<unsigned>::decode(Shared, V) ||
@@ -456,18 +469,25 @@ private:
   }
 
   bool readBlock(const YAML::Node &N, KernelSpec &K) {
-    std::optional<unsigned> Rank = readDims(N, "block", "a kernel entry", K.Block);
+    std::optional<unsigned> Rank = readDims(N, "block", "a kernel entry", K.Block, MaxBlockDims);
     if (!Rank)
       return false;
     K.BlockRank = *Rank;
-    // Each dimension first: 65536 x 65536 must not wrap to 0 threads and pass.
-    bool DimsFit = K.Block[0] <= 1024 && K.Block[1] <= 1024 && K.Block[2] <= 64;
-    if (!DimsFit || K.blockThreads() > 1024) {
-      problem(ID::ConfigBadValue, positionOf(N["block"]),
-              {"block", "a CUDA block shape: at most 1024 threads and z at most 64"});
+    // Each dimension fits, so the product cannot wrap; it still may exceed a block.
+    if (K.blockThreads() > MaxBlockThreads) {
+      problem(ID::ConfigBlockThreads, positionOf(N["block"]),
+              {shape(K.Block, K.BlockRank), std::to_string(K.blockThreads()),
+               std::to_string(MaxBlockThreads)});
       return false;
     }
     return true;
+  }
+
+  static std::string shape(const std::array<unsigned, 3> &Dims, unsigned Rank) {
+    std::string S;
+    for (unsigned I = 0; I < Rank; ++I)
+      S += (I ? " x " : "") + std::to_string(Dims[I]);
+    return S;
   }
 
   void readFusions(const YAML::Node &Root, Config &C) {
@@ -481,6 +501,10 @@ private:
               {"fusions", "a list of one or more fusion entries"});
       return;
     }
+    // Every fusion's line, so that naming one defined later says so.
+    for (const YAML::Node &N : Fusions)
+      if (N.IsMap() && N["name"] && N["name"].IsScalar())
+        FusionLines.emplace(N["name"].Scalar(), positionOf(N["name"]).Line);
     std::set<std::string> Seen;
     for (const YAML::Node &N : Fusions) {
       if (!N.IsMap()) {
@@ -717,7 +741,8 @@ private:
   /// A list of 1 to 3 positive integers (or one integer) under \p Key; how
   /// many were given.
   std::optional<unsigned> readDims(const YAML::Node &Map, const char *Key,
-                                   const std::string &What, std::array<unsigned, 3> &Out) {
+                                   const std::string &What, std::array<unsigned, 3> &Out,
+                                   const std::array<uint64_t, 3> &Limits) {
     YAML::Node N = Map[Key];
     if (!N) {
       problem(ID::ConfigMissingKey, positionOf(Map), {What, Key});
@@ -735,9 +760,14 @@ private:
     }
     bool Ok = true;
     for (size_t I = 0; I < Dims.size(); ++I) {
-      std::optional<unsigned> V = positiveInteger(Dims[I], Key);
+      std::optional<uint64_t> V = positiveInteger64(Dims[I], Key);
+      if (V && *V > Limits[I]) {
+        problem(ID::ConfigCudaLimit, positionOf(Dims[I]),
+                {Key, std::string(1, "xyz"[I]), std::to_string(*V), std::to_string(Limits[I])});
+        V.reset();
+      }
       Ok &= V.has_value();
-      Out[I] = V.value_or(1);
+      Out[I] = static_cast<unsigned>(V.value_or(1));
     }
     if (!Ok)
       return std::nullopt;
@@ -754,6 +784,8 @@ private:
       problem(ID::ConfigBadValue, positionOf(Kernels), {"kernels", "a list of kernel names"});
       return false;
     }
+    const char *Expected =
+        "kernel names, or in a horizontal fusion the names of vertical fusions defined before it";
     bool Ok = true;
     for (const YAML::Node &K : Kernels) {
       if (!K.IsScalar()) {
@@ -765,13 +797,21 @@ private:
                                                                   : C.findFusion(K.Scalar())) {
         // A vertical chain runs as one kernel of a horizontal fusion.
         if (F.Mode != FusionMode::Horizontal || Inner->Mode != FusionMode::Vertical) {
-          problem(ID::ConfigBadValue, positionOf(K),
-                  {"kernels", "kernel names, or in a horizontal fusion the names of vertical "
-                              "fusions defined before it"});
+          problem(ID::ConfigBadValue, positionOf(K), {"kernels", Expected});
           Ok = false;
         } else {
           F.Kernels.push_back(K.Scalar());
         }
+      } else if (auto Other = FusionLines.find(K.Scalar());
+                 Other != FusionLines.end() && !C.findKernel(K.Scalar())) {
+        // A fusion not defined yet: itself, a later one, or an earlier one
+        // whose own problems were reported.
+        if (K.Scalar() == F.Name)
+          problem(ID::ConfigBadValue, positionOf(K), {"kernels", Expected});
+        else if (Other->second > positionOf(N["name"]).Line)
+          problem(ID::ConfigFusionOrder, positionOf(K),
+                  {F.Name, K.Scalar(), std::to_string(Other->second)});
+        Ok = false;
       } else if (!C.findKernel(K.Scalar())) {
         problem(ID::ConfigUnknownKernel, positionOf(K), {F.Name, K.Scalar()});
         Ok = false;

@@ -11,12 +11,18 @@
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
 #include <array>
+#include <cstdint>
 #include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kfuse {
+
+/// CUDA's limits on a launch's shape, the same on every architecture since sm_30.
+constexpr unsigned MaxBlockThreads = 1024;
+constexpr std::array<uint64_t, 3> MaxBlockDims = {1024, 1024, 64};
+constexpr std::array<uint64_t, 3> MaxGridDims = {2147483647, 65535, 65535};
 
 /// 1-based position of an entry in the config file.
 struct ConfigPosition {

@@ -9,6 +9,7 @@
 #ifndef KFUSE_PLAN_PARTITIONPLAN_H
 #define KFUSE_PLAN_PARTITIONPLAN_H
 
+#include "kfuse/Config/Config.h"
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
 #include <optional>
@@ -18,7 +19,6 @@
 namespace kfuse {
 
 constexpr unsigned WarpSize = 32;
-constexpr unsigned MaxBlockThreads = 1024;
 /// Named barriers per block on sm_70 and later; id 0 is __syncthreads() itself.
 constexpr unsigned MaxBarrierIds = 16;
 
