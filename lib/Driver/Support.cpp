@@ -77,16 +77,22 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
 }
 
 std::optional<TuneResults> readTuneResults(const std::string &Path, Reporter &Diags) {
+  if (auto [Id, Why] = unreadable(Path); !Why.empty()) {
+    Diags.report(diag::ID::TuneResults) << Path << Why;
+    return std::nullopt;
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
       llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buffer) {
     Diags.report(diag::ID::TuneResults) << Path << Buffer.getError().message();
     return std::nullopt;
   }
-  std::string Error;
-  std::optional<TuneResults> Results = parseTuneResults((*Buffer)->getBuffer().str(), Error);
-  if (!Results)
-    Diags.report(diag::ID::TuneResults) << Path << Error;
+  diag::Problem Problem;
+  std::optional<TuneResults> Results = parseTuneResults((*Buffer)->getBuffer().str(), Problem);
+  if (!Results) {
+    Problem.Args[0] = Path;
+    Diags.report({Problem}, Path);
+  }
   return Results;
 }
 

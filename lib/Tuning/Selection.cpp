@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <type_traits>
 
 namespace kfuse {
 
@@ -25,31 +26,77 @@ const CandidateResult *FusionResult::alone(size_t K) const {
 
 namespace {
 
+/// A results file that is not what the harness writes: where and why.
+struct ResultsError {
+  YAML::Mark Mark;
+  std::string Reason;
+};
+
+template <typename T> const char *expected() {
+  if constexpr (std::is_same_v<T, std::string>)
+    return "a string";
+  else if constexpr (std::is_same_v<T, bool>)
+    return "true or false";
+  else if constexpr (std::is_floating_point_v<T>)
+    return "a number";
+  else if constexpr (std::is_unsigned_v<T>)
+    return "an integer, 0 or more";
+  else
+    return "an integer";
+}
+
+template <typename T> T as(const YAML::Node &N, const char *Key) {
+  try {
+    return N.as<T>();
+  } catch (const YAML::BadConversion &) {
+    throw ResultsError{N.Mark(), "'" + std::string(Key) + "' must be " + expected<T>()};
+  }
+}
+
+void expectObject(const YAML::Node &N, const std::string &What) {
+  if (!N.IsMap())
+    throw ResultsError{N.Mark(), What + " must be an object"};
+}
+
+YAML::Node list(const YAML::Node &Map, const char *Key) {
+  YAML::Node N = Map[Key];
+  if (N && !N.IsSequence())
+    throw ResultsError{N.Mark(), "'" + std::string(Key) + "' must be a list"};
+  return N;
+}
+
+template <typename T> T required(const YAML::Node &Map, const char *Key, const std::string &What) {
+  if (!Map[Key])
+    throw ResultsError{Map.Mark(), What + " has no key '" + Key + "'"};
+  return as<T>(Map[Key], Key);
+}
+
 template <typename T> T get(const YAML::Node &N, const char *Key, T Default) {
-  return N[Key] ? N[Key].as<T>() : Default;
+  return N[Key] ? as<T>(N[Key], Key) : Default;
 }
 
 CandidateResult candidate(const YAML::Node &N) {
+  expectObject(N, "a candidate");
   CandidateResult C;
-  C.Name = N["name"].as<std::string>();
-  C.Kind = N["kind"].as<std::string>();
+  C.Name = required<std::string>(N, "name", "a candidate");
+  C.Kind = required<std::string>(N, "kind", "candidate '" + C.Name + "'");
   C.Kernel = get(N, "kernel", -1);
   C.Valid = get(N, "valid", false);
   C.Mismatches = get(N, "mismatches", 0ull);
   C.Error = get<std::string>(N, "error", "");
-  if (N["threads"])
-    C.Threads = N["threads"].as<std::vector<unsigned>>();
+  if (list(N, "threads"))
+    C.Threads = as<std::vector<unsigned>>(N["threads"], "threads");
   C.BlockThreads = get(N, "block_threads", 0u);
   C.RegisterBound = get(N, "register_bound", false);
   C.MinBlocksPerSm = get(N, "min_blocks_per_sm", 0u);
   C.Waves = get(N, "waves", 1u);
   if (C.Waves == 0)
-    throw YAML::Exception(N["waves"].Mark(), "candidate '" + C.Name + "' has 0 waves");
+    throw ResultsError{N["waves"].Mark(), "candidate '" + C.Name + "' has 0 waves"};
   std::string Grid = get<std::string>(N, "grid", gridModeName(GridMode::AsLaunched));
   std::optional<GridMode> Mode = parseGridMode(Grid);
   if (!Mode)
-    throw YAML::Exception(N["grid"].Mark(), "candidate '" + C.Name + "' has an unknown grid '" +
-                                                Grid + "'");
+    throw ResultsError{N["grid"].Mark(),
+                       "candidate '" + C.Name + "' has an unknown grid '" + Grid + "'"};
   C.Grid = *Mode;
   C.Registers = get(N, "registers", 0);
   C.SpillBytes = get(N, "spill_bytes", 0);
@@ -59,8 +106,43 @@ CandidateResult candidate(const YAML::Node &N) {
   C.Median = get(N, "median_ms", 0.0);
   C.P25 = get(N, "p25_ms", 0.0);
   C.P75 = get(N, "p75_ms", 0.0);
-  C.Samples = N["ms"] ? static_cast<unsigned>(N["ms"].size()) : 0;
+  C.Samples = list(N, "ms") ? static_cast<unsigned>(N["ms"].size()) : 0;
   return C;
+}
+
+FusionResult fusion(const YAML::Node &F) {
+  expectObject(F, "a fusion's results");
+  FusionResult FR;
+  FR.Fusion = required<std::string>(F, "fusion", "a fusion's results");
+  FR.CompileSeconds = get(F, "compile_seconds", 0.0);
+  for (const YAML::Node &C : list(F, "candidates"))
+    FR.Candidates.push_back(candidate(C));
+  for (const YAML::Node &K : list(F, "native")) {
+    expectObject(K, "a native kernel");
+    FR.Natives.push_back({required<std::string>(K, "kernel", "a native kernel"),
+                          get(K, "registers", 0), get(K, "spill_bytes", 0),
+                          get(K, "block_threads", 0), get(K, "blocks_per_sm", 0)});
+  }
+  return FR;
+}
+
+TuneResults results(const YAML::Node &Root) {
+  // A file of another kind (a config, some other JSON) fails here: say which
+  // file kfuse expected rather than which field it missed first.
+  for (const char *Key : {"device", "fusions"})
+    if (!Root.IsMap() || !Root[Key])
+      throw ResultsError{Root.Mark(), std::string("it is not the results.json that kfuse tune's "
+                                                  "harness writes: its top level has no key '") +
+                                          Key + "'"};
+  TuneResults R;
+  R.Device = as<std::string>(Root["device"], "device");
+  R.Sm = get<std::string>(Root, "sm", "");
+  R.DriverApi = get(Root, "driver_api", 0);
+  R.Runtime = get(Root, "runtime", 0);
+  R.Seed = get(Root, "seed", 0u);
+  for (const YAML::Node &F : list(Root, "fusions"))
+    R.Fusions.push_back(fusion(F));
+  return R;
 }
 
 std::string fixed(double V, int Digits) {
@@ -83,31 +165,21 @@ std::string threads(const CandidateResult &C) {
 
 } // namespace
 
-std::optional<TuneResults> parseTuneResults(const std::string &Text, std::string &Error) {
-  try {
-    YAML::Node Root = YAML::Load(Text);
-    TuneResults R;
-    R.Device = Root["device"].as<std::string>();
-    R.Sm = get<std::string>(Root, "sm", "");
-    R.DriverApi = get(Root, "driver_api", 0);
-    R.Runtime = get(Root, "runtime", 0);
-    R.Seed = get(Root, "seed", 0u);
-    for (const YAML::Node &F : Root["fusions"]) {
-      FusionResult FR;
-      FR.Fusion = F["fusion"].as<std::string>();
-      FR.CompileSeconds = get(F, "compile_seconds", 0.0);
-      for (const YAML::Node &C : F["candidates"])
-        FR.Candidates.push_back(candidate(C));
-      for (const YAML::Node &K : F["native"])
-        FR.Natives.push_back({K["kernel"].as<std::string>(), get(K, "registers", 0),
-                              get(K, "spill_bytes", 0), get(K, "block_threads", 0),
-                              get(K, "blocks_per_sm", 0)});
-      R.Fusions.push_back(std::move(FR));
-    }
-    return R;
-  } catch (const YAML::Exception &E) {
-    Error = E.what();
+std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Problem &Problem) {
+  auto Fail = [&](const YAML::Mark &M, std::string Reason) {
+    Problem = {diag::ID::TuneResults, M.is_null() ? 0u : static_cast<unsigned>(M.line + 1),
+               M.is_null() ? 0u : static_cast<unsigned>(M.column + 1),
+               {"", std::move(Reason)}};
     return std::nullopt;
+  };
+  try {
+    return results(YAML::Load(Text));
+  } catch (const ResultsError &E) {
+    return Fail(E.Mark, E.Reason);
+  } catch (const YAML::ParserException &E) {
+    return Fail(E.mark, "malformed JSON: " + E.msg);
+  } catch (const YAML::Exception &E) {
+    return Fail(E.mark, E.msg);
   }
 }
 

@@ -10,6 +10,8 @@
 
 #include "kfuse/Config/Config.h"
 
+#include "kfuse/Diagnostics/DiagnosticIds.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,8 +67,9 @@ struct TuneResults {
   const FusionResult *find(const std::string &Fusion) const;
 };
 
-/// The results in \p Text, or nothing with \p Error saying why.
-std::optional<TuneResults> parseTuneResults(const std::string &Text, std::string &Error);
+/// The results in \p Text, or nothing with \p Problem saying why and where
+/// (a kfuse-tune-results problem whose second argument is the reason).
+std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Problem &Problem);
 
 struct Verdict {
   bool Fuse = false;
