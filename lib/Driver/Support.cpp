@@ -3,6 +3,7 @@
 #include "Support.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Frontend/NvccCommand.h"
 #include "kfuse/Frontend/SourceParser.h"
 
 #include "clang/Basic/Version.h"
@@ -12,23 +13,8 @@
 
 #include <filesystem>
 
-#include <unistd.h>
 
 namespace kfuse {
-
-std::pair<diag::ID, std::string> unreadable(const std::string &Path) {
-  namespace fs = llvm::sys::fs;
-  fs::file_status Status;
-  if (fs::status(Path, Status) || !fs::exists(Status))
-    return {diag::ID::FileNotFound, "no such file"};
-  if (fs::is_directory(Status))
-    return {diag::ID::FileUnreadable, "it is a directory"};
-  if (!fs::is_regular_file(Status))
-    return {diag::ID::FileUnreadable, "it is a device, a FIFO or a socket, not a regular file"};
-  if (::access(Path.c_str(), R_OK) != 0)
-    return {diag::ID::FileUnreadable, "permission denied"};
-  return {diag::ID::FileNotFound, ""};
-}
 
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
   if (auto [Id, Why] = unreadable(Path); !Why.empty()) {
@@ -65,6 +51,11 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
   llvm::Expected<CudaInstallation> Cuda = detectCuda(Settings.CudaPath);
   if (!Cuda) {
     Diags.report(diag::ID::CudaNotFound) << Settings.CudaPath << llvm::toString(Cuda.takeError());
+    return std::nullopt;
+  }
+  // Clang would fail on it for every file, blaming none.
+  if (Settings.GpuArch && !clangReadsGpuArch(*Settings.GpuArch)) {
+    Diags.report(diag::ID::GpuArchInvalid) << *Settings.GpuArch << CLANG_VERSION_STRING;
     return std::nullopt;
   }
   ParserOptions Options;

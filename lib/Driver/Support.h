@@ -18,11 +18,6 @@ namespace kfuse {
 /// reports why it cannot.
 std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Reporter &Diags);
 
-/// Why \p Path cannot be read as a config or a source file, with the
-/// diagnostic that says so (kfuse-file-not-found for a missing file,
-/// kfuse-file-unreadable otherwise); an empty reason when it can be read.
-std::pair<diag::ID, std::string> unreadable(const std::string &Path);
-
 /// The config at \p Path, or nothing after reporting why not.
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags);
 

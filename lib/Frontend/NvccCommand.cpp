@@ -173,10 +173,20 @@ class Translator {
 public:
   Translator(llvm::StringRef Directory, TranslatedCommand &Out) : Directory(Directory), Out(Out) {}
 
-  /// Translates the options in \p Args (argv without the compiler).
-  void translate(llvm::ArrayRef<std::string> Args, unsigned Depth = 0) {
+  /// Translates the options in \p Args (argv without the compiler), read
+  /// from the options file \p From when not empty.
+  void translate(llvm::ArrayRef<std::string> Args, unsigned Depth = 0,
+                 llvm::StringRef From = "") {
     for (size_t I = 0; I < Args.size() && Out.Error.empty(); ++I) {
       llvm::StringRef Arg = Args[I];
+      if (Arg.starts_with("@")) {
+        // Clang would expand it as a response file; nvcc reads none.
+        Out.Error = "'" + Arg.str() + "'" +
+                    (From.empty() ? "" : " in nvcc options file '" + From.str() + "'") +
+                    " names a response file, which nvcc does not read; nvcc takes "
+                    "'--options-file FILE'";
+        return;
+      }
       if (!Arg.starts_with("-") || Arg == "-") {
         Out.Args.push_back(Arg.str()); // An input file.
         continue;
@@ -339,7 +349,7 @@ private:
       llvm::SmallVector<const char *, 16> Tokens;
       llvm::cl::TokenizeGNUCommandLine((*Buffer)->getBuffer(), Saver, Tokens);
       std::vector<std::string> Args(Tokens.begin(), Tokens.end());
-      translate(Args, Depth + 1);
+      translate(Args, Depth + 1, Path);
     }
   }
 };
@@ -398,6 +408,11 @@ std::vector<std::string> takeClangGpuArchs(std::vector<std::string> &Args) {
   return Archs;
 }
 
+bool clangReadsGpuArch(llvm::StringRef Arch) {
+  clang::OffloadArch Known = clang::StringToOffloadArch(Arch);
+  return Known != clang::OffloadArch::UNKNOWN && clang::IsNVIDIAOffloadArch(Known);
+}
+
 std::optional<std::string> newestParsableArch(const std::vector<std::string> &Archs) {
   std::optional<std::string> Best;
   unsigned BestNumber = 0;
@@ -407,8 +422,7 @@ std::optional<std::string> newestParsableArch(const std::vector<std::string> &Ar
       continue;
     llvm::StringRef Suffix = llvm::StringRef(A).drop_until(llvm::isDigit).drop_while(llvm::isDigit);
     std::string Name = "sm_" + std::to_string(*N / 10) + Suffix.str();
-    clang::OffloadArch Known = clang::StringToOffloadArch(Name);
-    if (Known == clang::OffloadArch::UNKNOWN || !clang::IsNVIDIAOffloadArch(Known))
+    if (!clangReadsGpuArch(Name))
       continue;
     if (!Best || *N > BestNumber) {
       Best = Name;

@@ -22,6 +22,8 @@ namespace {
 /// headers a newer CUDA toolkit dropped but Clang's wrappers still include.
 constexpr const char *ShimDir = "/kfuse-virtual/cuda-shims";
 
+} // namespace
+
 /// Files the database does not list (headers, a source the build no longer
 /// compiles because kfuse's output replaces it) borrow the command of their
 /// nearest neighbour, as clangd does. The command is taken as written, only
@@ -49,6 +51,11 @@ public:
     return Borrowed;
   }
   std::vector<std::string> getAllFiles() const override { return Inner->getAllFiles(); }
+
+  /// The file whose command \p File gets: itself, or the neighbour it borrows from.
+  std::string listedFor(llvm::StringRef File) const {
+    return Inner->getCompileCommands(File).empty() ? nearest(File) : File.str();
+  }
 
 private:
   std::unique_ptr<clang::tooling::CompilationDatabase> Inner;
@@ -82,29 +89,7 @@ private:
   }
 };
 
-std::unique_ptr<clang::tooling::CompilationDatabase>
-loadDatabase(const ParserOptions &Options, std::string &Error) {
-  using namespace clang::tooling;
-  if (!Options.BuildDir)
-    return std::make_unique<FixedCompilationDatabase>(".", Options.ExtraArgs);
-  // The JSON file itself: the plugin behind loadFromDirectory would already
-  // interpolate missing files with Clang's option table.
-  llvm::SmallString<256> Json(*Options.BuildDir);
-  llvm::sys::path::append(Json, "compile_commands.json");
-  std::unique_ptr<CompilationDatabase> DB =
-      llvm::sys::fs::exists(Json)
-          ? JSONCompilationDatabase::loadFromFile(Json, Error, JSONCommandLineSyntax::AutoDetect)
-          : CompilationDatabase::loadFromDirectory(*Options.BuildDir, Error);
-  if (!DB)
-    return nullptr;
-  // A malformed compile_commands.json loads as an empty database; say so
-  // rather than failing later on every file.
-  if (DB->getAllFiles().empty()) {
-    Error = "its compile_commands.json lists no files or is malformed";
-    return nullptr;
-  }
-  return std::make_unique<BorrowingDatabase>(std::move(DB));
-}
+namespace {
 
 /// The one command ClangTool runs for a file, prepared by the parser.
 class PreparedCommand : public clang::tooling::CompilationDatabase {
@@ -159,21 +144,91 @@ std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch
   return Args;
 }
 
+bool SourceParser::loadDatabase() const {
+  using namespace clang::tooling;
+  if (Database)
+    return true;
+  if (!Options.BuildDir) {
+    Database = std::make_unique<BorrowingDatabase>(
+        std::make_unique<FixedCompilationDatabase>(".", Options.ExtraArgs));
+    return true;
+  }
+  const std::string &Dir = *Options.BuildDir;
+  auto Fail = [&](const std::string &Path, const std::string &Why) {
+    Diags.report(diag::ID::CompileDatabase) << Path << Why;
+    return false;
+  };
+  namespace fs = llvm::sys::fs;
+  if (!fs::exists(Dir))
+    return Fail(Dir, "no such directory");
+  if (!fs::is_directory(Dir))
+    return Fail(Dir, "it is a file; -p names the build directory that holds "
+                     "compile_commands.json");
+  llvm::SmallString<256> Json(Dir), Flags(Dir);
+  llvm::sys::path::append(Json, "compile_commands.json");
+  llvm::sys::path::append(Flags, "compile_flags.txt");
+  std::string Error;
+  std::unique_ptr<CompilationDatabase> Inner;
+  if (fs::exists(Json)) {
+    // Read by kfuse first, so that each problem has its line. The plugin
+    // behind loadFromDirectory would also interpolate missing files with
+    // Clang's option table, which loses nvcc's option values.
+    DatabaseFile = std::string(Json);
+    if (auto [Id, Why] = unreadable(DatabaseFile); !Why.empty())
+      return Fail(DatabaseFile, Why);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text = llvm::MemoryBuffer::getFile(Json);
+    if (!Text)
+      return Fail(DatabaseFile, Text.getError().message());
+    Index = indexCompileDatabase((*Text)->getBuffer(), DatabaseFile);
+    if (!Index.Problems.empty()) {
+      Diags.report(Index.Problems, DatabaseFile);
+      return false;
+    }
+    Inner = JSONCompilationDatabase::loadFromBuffer((*Text)->getBuffer(), Error,
+                                                    JSONCommandLineSyntax::AutoDetect);
+  } else if (fs::exists(Flags)) {
+    Inner = FixedCompilationDatabase::loadFromFile(std::string(Flags), Error);
+  } else {
+    return Fail(Dir, "it holds no compile_commands.json (CMake writes one when configured "
+                     "with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+  }
+  if (!Inner)
+    return Fail(Dir, llvm::StringRef(Error).trim().str());
+  Database = std::make_unique<BorrowingDatabase>(std::move(Inner));
+  return true;
+}
+
+const DatabaseEntry *SourceParser::entryFor(const std::string &File) const {
+  if (!Database)
+    return nullptr;
+  llvm::SmallString<256> Absolute(File);
+  llvm::sys::fs::make_absolute(Absolute);
+  auto Found = Index.Entries.find(databaseKey("/", Database->listedFor(databaseKey("/", Absolute))));
+  return Found == Index.Entries.end() ? nullptr : &Found->second;
+}
+
+void SourceParser::reportCommand(const std::string &File, const std::string &Reason) const {
+  const DatabaseEntry *Entry = entryFor(File);
+  if (!Entry) {
+    Diags.report(diag::ID::CompileCommand) << File << Reason;
+    return;
+  }
+  Diags.report({{diag::ID::CompileCommand, Entry->Line, Entry->Column, {File, Reason}}},
+               DatabaseFile);
+}
+
 std::optional<clang::tooling::CompileCommand>
 SourceParser::commandFor(const std::string &File) const {
-  if (!Database) {
-    // Loaded once: every file of a config reads the same database.
-    std::string Error;
-    Database = loadDatabase(Options, Error);
-    if (!Database) {
-      Diags.report(diag::ID::CompileDatabase)
-          << *Options.BuildDir << llvm::StringRef(Error).trim();
-      return std::nullopt;
-    }
-  }
+  // Loaded once: every file of a config reads the same database.
+  if (!loadDatabase())
+    return std::nullopt;
   std::vector<clang::tooling::CompileCommand> Commands = Database->getCompileCommands(File);
   if (Commands.empty()) {
     Diags.report(diag::ID::CompileCommand) << File << "the database has none";
+    return std::nullopt;
+  }
+  if (const DatabaseEntry *Entry = entryFor(File); Entry && !Entry->CommandProblem.empty()) {
+    reportCommand(File, Entry->CommandProblem);
     return std::nullopt;
   }
   clang::tooling::CompileCommand Command = std::move(Commands.front());
@@ -183,7 +238,7 @@ SourceParser::commandFor(const std::string &File) const {
   if (isNvccCommand(Args)) {
     TranslatedCommand Clang = translateNvccCommand(Args, Command.Directory);
     if (!Clang.Error.empty()) {
-      Diags.report(diag::ID::CompileCommand) << File << Clang.Error;
+      reportCommand(File, Clang.Error);
       return std::nullopt;
     }
     Args = std::move(Clang.Args);
@@ -268,9 +323,19 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
   std::vector<std::unique_ptr<clang::ASTUnit>> ASTs;
   Tool.buildASTs(ASTs);
   std::unique_ptr<clang::ASTUnit> Unit = ASTs.empty() ? nullptr : std::move(ASTs.front());
-  std::optional<RejectedCode> Errors;
-  if (Unit)
-    Errors = attributeErrors(*Unit, Stored.Stored);
+  // Errors without a place come from the command (an unknown option or
+  // architecture, no input), not from the source: blame the command.
+  bool CommandFails = !Unit || llvm::any_of(Stored.Stored, [](const clang::StoredDiagnostic &D) {
+                        return D.getLevel() >= clang::DiagnosticsEngine::Error &&
+                               !D.getLocation().isValid();
+                      });
+  if (CommandFails) {
+    Diags.replay(Stored.Stored, Unit ? &Unit->getSourceManager() : nullptr);
+    reportCommand(Key, "Clang cannot run it; see the errors above");
+    Units[Key] = nullptr;
+    return nullptr;
+  }
+  std::optional<RejectedCode> Errors = attributeErrors(*Unit, Stored.Stored);
   if (!Errors) {
     Diags.replay(Stored.Stored, Unit ? &Unit->getSourceManager() : nullptr);
     Diags.report(diag::ID::ParseFailed) << File;

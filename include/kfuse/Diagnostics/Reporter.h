@@ -16,9 +16,16 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <string>
+#include <utility>
 #include <memory>
 
 namespace kfuse {
+
+/// Why \p Path cannot be read as an input file, with the diagnostic that
+/// says so (kfuse-file-not-found for a missing file, kfuse-file-unreadable
+/// otherwise); an empty reason when it can be read.
+std::pair<diag::ID, std::string> unreadable(const std::string &Path);
 
 class Reporter {
 public:

@@ -48,6 +48,9 @@ TranslatedCommand translateNvccCommand(const std::vector<std::string> &Args,
 /// and returns the architectures they named.
 std::vector<std::string> takeClangGpuArchs(std::vector<std::string> &Args);
 
+/// Whether Clang can read kernels for \p Arch, a name such as "sm_90a".
+bool clangReadsGpuArch(llvm::StringRef Arch);
+
 /// The architecture to parse for among \p Archs: the newest one Clang knows
 /// ("compute_80" reads as "sm_80"); none when no named architecture is
 /// known to Clang.

@@ -8,6 +8,7 @@
 #ifndef KFUSE_FRONTEND_SOURCEPARSER_H
 #define KFUSE_FRONTEND_SOURCEPARSER_H
 
+#include "kfuse/Frontend/CompileDatabase.h"
 #include "kfuse/Frontend/CudaInstallation.h"
 #include "kfuse/Frontend/RejectedCode.h"
 
@@ -23,6 +24,7 @@
 namespace kfuse {
 
 class Reporter;
+class BorrowingDatabase;
 
 /// The architecture kernels are read for when neither the command line nor
 /// the compile command names one Clang knows.
@@ -68,13 +70,22 @@ private:
   /// The compile command of \p File as kfuse parses it, or nothing after
   /// reporting why not.
   std::optional<clang::tooling::CompileCommand> commandFor(const std::string &File) const;
+  /// Loads the database once; false after reporting why it cannot be.
+  bool loadDatabase() const;
+  /// The entry of compile_commands.json whose command \p File gets, if any.
+  const DatabaseEntry *entryFor(const std::string &File) const;
+  /// Reports that the compile command of \p File cannot be used, at the
+  /// entry of compile_commands.json that holds it when there is one.
+  void reportCommand(const std::string &File, const std::string &Reason) const;
 
   ParserOptions Options;
   Reporter &Diags;
   std::map<std::string, std::unique_ptr<clang::ASTUnit>> Units;
   std::map<const clang::ASTUnit *, RejectedCode> Rejected;
-  /// The compilation database, once loaded.
-  mutable std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+  /// The compilation database, once loaded, and where its entries are.
+  mutable std::unique_ptr<BorrowingDatabase> Database;
+  mutable DatabaseIndex Index;
+  mutable std::string DatabaseFile;
 };
 
 } // namespace kfuse
