@@ -440,13 +440,16 @@ private:
     File.Config = Request.ConfigPath;
     std::string Output = Request.Output.value_or(llvm::sys::path::stem(C.Path).str() +
                                                  ".fused.cu");
+    // With the fused file on standard output, what kfuse says goes beside it.
+    const bool ToStdout = Output == "-";
+    llvm::raw_ostream &Status = ToStdout ? llvm::errs() : Out;
     for (size_t I = 0; I < Pipeline.size(); ++I) {
       const FusionResult *R =
           findMeasurements(*Results, Pipeline.fusion(I).Name, ResultsPath, Diags);
       if (!R)
         return 1;
       const Verdict &V = Verdicts[static_cast<size_t>(R - Results->Fusions.data())];
-      Out << "kfuse: " << R->Fusion << ": " << (V.Fuse ? "fuse" : "keep the original launches")
+      Status << "kfuse: " << R->Fusion << ": " << (V.Fuse ? "fuse" : "keep the original launches")
           << " (" << V.Reason << ")\n";
       if (!V.Fuse)
         continue;
@@ -455,13 +458,10 @@ private:
         return 1;
       File.Kernels.push_back(std::move(*K));
     }
-    llvm::SmallString<256> OutputDir(Output);
-    llvm::sys::path::remove_filename(OutputDir);
-    if (OutputDir.empty())
-      OutputDir = ".";
-    std::string ReportDir = Request.ReportDir.value_or(std::string(OutputDir));
+    std::string OutputDir = directoryOf(ToStdout ? "" : Output);
+    std::string ReportDir = Request.ReportDir.value_or(OutputDir);
     if (!File.Kernels.empty())
-      File.Preambles = Pipeline.preambles(std::string(OutputDir));
+      File.Preambles = Pipeline.preambles(OutputDir);
     if (Diags.errorCount() != 0)
       return 1;
     // The reports, the charts and the winning variants together, or none.
@@ -477,15 +477,18 @@ private:
     Written.stage(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), MakeDirectory);
     Written.stage(ReportDir + "/speedup-vs-ratio.png", renderRatioChartPng(*Results, Rows),
                   MakeDirectory);
-    if (!File.Kernels.empty())
-      Written.stage(Output, printFusedFile(File), MakeDirectory);
+    std::string Fused = File.Kernels.empty() ? "" : printFusedFile(File);
+    if (!Fused.empty() && !ToStdout)
+      Written.stage(Output, Fused, MakeDirectory);
     if (!Written.commit())
       return 1;
-    Out << "kfuse: wrote " << ReportDir
-        << "/tuning-report.md, evaluation.md, tuning.yaml and charts";
-    if (!File.Kernels.empty())
-      Out << "; the winning variants to " << Output;
-    Out << "\n";
+    if (ToStdout)
+      Out << Fused;
+    Status << "kfuse: wrote " << ReportDir
+           << "/tuning-report.md, evaluation.md, tuning.yaml and charts";
+    if (!Fused.empty())
+      Status << "; the winning variants to " << (ToStdout ? "standard output" : Output);
+    Status << "\n";
     return 0;
   }
 };
