@@ -125,6 +125,9 @@ bool isNumber(const std::string &S) {
 }
 
 ConfigPosition positionOf(const YAML::Node &N) {
+  // A key the map lacks gives an invalid node, whose Mark() throws.
+  if (!N.IsDefined())
+    return {};
   YAML::Mark M = N.Mark();
   if (M.is_null())
     return {};
@@ -808,7 +811,7 @@ private:
         // whose own problems were reported.
         if (K.Scalar() == F.Name)
           problem(ID::ConfigBadValue, positionOf(K), {"kernels", Expected});
-        else if (Other->second > positionOf(N["name"]).Line)
+        else if (Other->second > F.Position.Line)
           problem(ID::ConfigFusionOrder, positionOf(K),
                   {F.Name, K.Scalar(), std::to_string(Other->second)});
         Ok = false;
