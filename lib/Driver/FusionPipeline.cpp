@@ -88,8 +88,12 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
     return std::nullopt;
   }
   clang::ASTUnit *Unit = Parser.parse(K.ResolvedFile);
-  if (!Unit)
+  if (!Unit) {
+    // Once per file, after the parser's own error: the config line that led there.
+    if (UnparsedFiles.insert(K.ResolvedFile).second)
+      problem(ID::NoteKernelEntryReads, K.Position, {K.Id, K.File});
     return std::nullopt;
+  }
   KernelLookup Found = lookUpKernel(*Unit, K.Kernel);
   if (!Found.Kernel) {
     reportMissingKernel(K, *Unit, Found);

@@ -17,6 +17,7 @@
 #include "kfuse/Transforms/PreambleExtractor.h"
 
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,7 @@ private:
   // Kept until printing: the models point into the parsed units.
   std::vector<std::vector<FusionMember>> AllMembers;
   std::map<clang::ASTUnit *, std::shared_ptr<FunctionModels>> HelperModels;
+  std::set<std::string> UnparsedFiles; ///< Reported with the config line that reads them.
   std::map<clang::ASTUnit *,
            std::shared_ptr<const std::map<const clang::VarDecl *, DeviceVariable>>>
       DeviceVariablesOf;
