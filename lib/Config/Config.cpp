@@ -432,6 +432,11 @@ private:
         Count.Scalar().find_first_not_of("0123456789") != std::string::npos) {
       problem(ID::ConfigBadValue, positionOf(Count), {"count", "a positive number of elements"});
       Ok = false;
+    } else if (C > std::numeric_limits<uint64_t>::max() / elementBytes(A.Type)) {
+      // The harness allocates Count * element bytes, which must not wrap.
+      problem(ID::ConfigBadValue, positionOf(Count),
+              {"count", "a number of elements whose size in bytes fits in 64 bits"});
+      Ok = false;
     }
     A.Count = C;
     if (YAML::Node Fill = N["fill"])
