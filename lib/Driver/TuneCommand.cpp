@@ -471,11 +471,11 @@ private:
     Written.stage(ReportDir + "/tuning.yaml", printTuningYaml(*Results, Verdicts), MakeDirectory);
     Written.stage(ReportDir + "/tuning-report.md", printReport(*Results, Verdicts), MakeDirectory);
     for (size_t I = 0; I < Results->Fusions.size(); ++I)
-      Written.stage(ReportDir + "/" + Results->Fusions[I].Fusion + ".tuning.png",
-                    renderChartPng(Results->Fusions[I], Verdicts[I]), MakeDirectory);
+      Written.stage(ReportDir + "/" + chartFileName(Results->Fusions[I]),
+                    renderChartSvg(Results->Fusions[I], Verdicts[I]), MakeDirectory);
     std::vector<EvaluationRow> Rows = evaluate(evaluationCases(Pipeline, *Results, Verdicts));
     Written.stage(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), MakeDirectory);
-    Written.stage(ReportDir + "/speedup-vs-ratio.png", renderRatioChartPng(*Results, Rows),
+    Written.stage(ReportDir + "/" + RatioChartFileName, renderRatioChartSvg(*Results, Rows),
                   MakeDirectory);
     std::string Fused = File.Kernels.empty() ? "" : printFusedFile(File);
     if (!Fused.empty() && !ToStdout)

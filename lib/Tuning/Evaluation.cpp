@@ -2,7 +2,7 @@
 
 #include "kfuse/Tuning/Evaluation.h"
 
-#include "Canvas.h"
+#include "Svg.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,6 +131,8 @@ std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRo
      << ", runtime " << R.Runtime << ", input seed " << R.Seed
      << ". Medians in ms; speedups over native best, the fastest of the four native "
         "launches.\n\n"
+     << "![speedup of the fastest fused variant against the time ratio of the kernels]("
+     << RatioChartFileName << ")\n\n"
      << "## Times\n\n"
      << "| fusion | kernels | alone | ratio | sequential | streams | streams reversed | graph "
         "| vertical | even split | tuned |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -167,13 +169,16 @@ std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRo
   return OS.str();
 }
 
-std::string renderRatioChartPng(const TuneResults &R, const std::vector<EvaluationRow> &Rows) {
-  using chart::CharWidth;
-  using chart::Rgb;
-  using chart::RowHeight;
-  static const Rgb Palette[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},
-                                {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
-                                {188, 189, 34},  {23, 190, 207}};
+std::string renderRatioChartSvg(const TuneResults &R, const std::vector<EvaluationRow> &Rows) {
+  using svg::Anchor;
+  using svg::CharWidth;
+  using svg::Colour;
+  using svg::RowHeight;
+  static const Colour Palette[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},
+                                   {214, 39, 40},  {148, 103, 189}, {140, 86, 75},
+                                   {227, 119, 194}, {127, 127, 127}, {188, 189, 34},
+                                   {23, 190, 207}};
+  const size_t Colours = sizeof Palette / sizeof Palette[0];
   std::vector<std::string> Groups;
   double XLo = -2, XHi = 2, YLo = 0.8, YHi = 1.2;
   for (const EvaluationRow &Row : Rows) {
@@ -188,44 +193,50 @@ std::string renderRatioChartPng(const TuneResults &R, const std::vector<Evaluati
   }
   YLo = std::floor(YLo * 10) / 10;
   YHi = std::ceil(YHi * 10) / 10;
-  size_t Legend = 0;
+  double Legend = 0;
   for (const std::string &G : Groups)
-    Legend = std::max(Legend, G.size());
-  const int Left = 70, Top = 2 * RowHeight + 10, PlotW = 640, PlotH = 420;
-  const int W = Left + PlotW + 30 + static_cast<int>(Legend + 3) * CharWidth;
-  const int H = std::max(Top + PlotH + 2 * RowHeight + 10,
-                         Top + static_cast<int>(Groups.size()) * RowHeight + 10);
-  chart::Canvas Image(W, H);
-  const Rgb Ink{20, 20, 20}, Grid{220, 220, 220}, Unity{200, 40, 40};
+    Legend = std::max(Legend, svg::textWidth(G));
+  const std::string Title =
+      "speedup of the fastest fused variant over native best, against the time ratio of the "
+      "kernels";
+  const double Left = 60, Top = 3 * RowHeight, PlotW = 640, PlotH = 420;
+  const double W = std::max(Left + PlotW + 30 + 20 + Legend + 10, 20 + svg::textWidth(Title));
+  const double H = std::max(Top + PlotH + 2 * RowHeight + 10, Top + Groups.size() * RowHeight + 10);
+  svg::Document Chart(W, H);
+  const Colour Ink{20, 20, 20}, Grid{220, 220, 220}, Unity{200, 40, 40};
   // Past the palette's ten colours, groups repeat them as hollow squares.
-  auto Mark = [&](int CX, int CY, size_t G) {
-    const size_t Colours = sizeof Palette / sizeof Palette[0];
-    Image.fill(CX - 4, CY - 4, 9, 9, Palette[G % Colours]);
+  auto Mark = [&](double CX, double CY, size_t G) {
     if (G / Colours % 2)
-      Image.fill(CX - 2, CY - 2, 5, 5, Rgb{255, 255, 255});
+      Chart.hollowRect("marker", CX - 4, CY - 4, 8, 8, Palette[G % Colours]);
+    else
+      Chart.rect("marker", CX - 4.5, CY - 4.5, 9, 9, Palette[G % Colours]);
   };
-  auto X = [&](double Log2) { return Left + static_cast<int>(PlotW * (Log2 - XLo) / (XHi - XLo)); };
-  auto Y = [&](double S) { return Top + static_cast<int>(PlotH * (YHi - S) / (YHi - YLo)); };
-  Image.text(10, 8, "speedup of the fastest fused variant over native best, against the time "
-                    "ratio of the kernels",
-             Ink);
-  Image.text(10, 8 + RowHeight, R.Device, Ink);
+  auto X = [&](double Log2) { return Left + PlotW * (Log2 - XLo) / (XHi - XLo); };
+  auto Y = [&](double S) { return Top + PlotH * (YHi - S) / (YHi - YLo); };
+  Chart.text("title", 10, RowHeight, Title, Ink);
+  Chart.text("device", 10, 2 * RowHeight, R.Device, Ink);
+  auto Tick = [](double L) {
+    return L >= 0 ? std::to_string(1 << static_cast<int>(L))
+                  : "1/" + std::to_string(1 << static_cast<int>(-L));
+  };
+  // Every tick gets a line; labels skip ticks where they would touch.
+  double Widest = std::max(svg::textWidth(Tick(XLo)), svg::textWidth(Tick(XHi)));
+  int Every = static_cast<int>(std::ceil((Widest + 8) / (X(1) - X(0))));
   for (double L = XLo; L <= XHi + 1e-9; L += 1) {
-    Image.fill(X(L), Top, 1, PlotH, Grid);
-    std::string Label = L >= 0 ? std::to_string(1 << static_cast<int>(L))
-                               : "1/" + std::to_string(1 << static_cast<int>(-L));
-    Image.text(X(L) - static_cast<int>(Label.size()) * CharWidth / 2, Top + PlotH + 6, Label, Ink);
+    Chart.line("grid", X(L), Top, X(L), Top + PlotH, Grid);
+    if (static_cast<int>(L - XLo) % Every == 0)
+      Chart.text("x-tick", X(L), Top + PlotH + 16, Tick(L), Ink, Anchor::Middle);
   }
   double YStep = YHi - YLo > 1.2 ? 0.25 : 0.1;
   for (double S = std::ceil(YLo / YStep) * YStep; S <= YHi + 1e-9; S += YStep) {
-    Image.fill(Left, Y(S), PlotW, 1, Grid);
-    Image.text(8, Y(S) - 7, fixed(S, 2), Ink);
+    Chart.line("grid", Left, Y(S), Left + PlotW, Y(S), Grid);
+    Chart.text("y-tick", Left - 8, Y(S) + 4, fixed(S, 2), Ink, Anchor::End);
   }
-  Image.text(Left + PlotW / 2 - 18 * CharWidth, Top + PlotH + RowHeight + 4,
-             "time of the first kernel / the last", Ink);
-  Image.fill(Left, Y(1.0), PlotW, 2, Unity);
-  Image.fill(Left, Top, 2, PlotH, Ink);
-  Image.fill(Left, Top + PlotH, PlotW, 2, Ink);
+  Chart.text("x-label", Left + PlotW / 2, Top + PlotH + RowHeight + 16,
+             "time of the first kernel / the last", Ink, Anchor::Middle);
+  Chart.line("unity", Left, Y(1.0), Left + PlotW, Y(1.0), Unity, 2, true);
+  Chart.line("axis", Left, Top, Left, Top + PlotH, Ink, 2);
+  Chart.line("axis", Left, Top + PlotH, Left + PlotW, Top + PlotH, Ink, 2);
   for (const EvaluationRow &Row : Rows) {
     if (Row.Ratio <= 0 || !Row.BestFused)
       continue;
@@ -234,11 +245,11 @@ std::string renderRatioChartPng(const TuneResults &R, const std::vector<Evaluati
     Mark(X(std::log2(Row.Ratio)), Y(Row.speedup(Row.BestFused)), G);
   }
   for (size_t G = 0; G < Groups.size(); ++G) {
-    int LY = Top + static_cast<int>(G) * RowHeight;
+    double LY = Top + G * RowHeight;
     Mark(Left + PlotW + 34, LY + 8, G);
-    Image.text(Left + PlotW + 30 + 2 * CharWidth, LY + 2, Groups[G], Ink);
+    Chart.text("legend", Left + PlotW + 30 + 2 * CharWidth, LY + 12, Groups[G], Ink);
   }
-  return Image.png();
+  return Chart.str();
 }
 
 } // namespace kfuse

@@ -2,6 +2,8 @@
 
 #include "kfuse/Tuning/Selection.h"
 
+#include "kfuse/Tuning/Chart.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
@@ -223,6 +225,7 @@ std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdic
     OS << "\n## " << F.Fusion << "\n\n"
        << "Variants compiled in " << fixed(F.CompileSeconds, 1) << " s. Verdict: **"
        << (V.Fuse ? "fuse" : "keep the original launches") << "**: " << V.Reason << ".\n\n"
+       << "![" << F.Fusion << ": median time per candidate](" << chartFileName(F) << ")\n\n"
        << "| candidate | threads | median ms | IQR/2 | vs native best | regs | spill B | "
           "blocks/SM | valid |\n|---|---|---|---|---|---|---|---|---|\n";
     for (const CandidateResult &C : F.Candidates) {

@@ -1,9 +1,8 @@
-//===- Chart.h - a PNG bar chart of one fusion's measurements ---*- C++ -*-===//
+//===- Chart.h - an SVG bar chart of one fusion's measurements --*- C++ -*-===//
 //
 // Median time per candidate as horizontal bars (native launches grey, fused
-// variants blue, the winner green, invalid ones left out) with a line at
-// native best. Written without a graphics library: a 5x7 pixel font and a
-// PNG encoder with deflate's fixed codes are enough for a chart.
+// variants blue, the winner green, invalid ones left out), whiskers from the
+// 25th to the 75th percentile, and a dashed line at native best.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_CHART_H
@@ -15,8 +14,11 @@
 
 namespace kfuse {
 
-/// The PNG file's bytes.
-std::string renderChartPng(const FusionResult &R, const Verdict &V);
+/// The SVG file's text.
+std::string renderChartSvg(const FusionResult &R, const Verdict &V);
+
+/// The chart's file name in the report directory, which the report links.
+inline std::string chartFileName(const FusionResult &R) { return R.Fusion + ".tuning.svg"; }
 
 } // namespace kfuse
 

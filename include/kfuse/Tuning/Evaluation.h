@@ -52,9 +52,12 @@ std::vector<EvaluationRow> evaluate(const std::vector<EvaluationCase> &Cases);
 /// resources, and a summary line per fusion.
 std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
 
-/// The PNG of the best fused variant's speedup over native best against the
+/// The SVG of the best fused variant's speedup over native best against the
 /// time ratio of the fusion's kernels, one colour per group.
-std::string renderRatioChartPng(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
+std::string renderRatioChartSvg(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
+
+/// That chart's file name in the report directory, which evaluation.md links.
+constexpr const char *RatioChartFileName = "speedup-vs-ratio.svg";
 
 } // namespace kfuse
 
