@@ -69,16 +69,23 @@ cl::opt<bool> PrintCommand("print-command",
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
                               cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List),
                               cl::sub(Tune), cl::cat(Category));
-cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation to parse against"),
+cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation to parse against "
+                                                    "(default: /usr/local/cuda)"),
                               cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                               cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
 cl::opt<std::string> GpuArch("cuda-gpu-arch", cl::desc("GPU architecture the kernels are read for "
                                                       "(default: the compile command's, else sm_90)"),
                              cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                              cl::cat(Category));
-cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource directory"),
+cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource directory (default: "
+                                                          "the one kfuse was built with)"),
                                  cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
                                  cl::cat(Category));
+
+cl::extrahelp MoreHelp(
+    "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"
+    "  kfuse fuse fusion.yaml -o fused.cu -- -DNDEBUG -Iinclude\n"
+    "\nExit status: 0 on success, 1 after errors, 2 for a bad command line.\n");
 
 /// The option's value when the command line gives it.
 std::optional<std::string> Given(const cl::opt<std::string> &O) {
