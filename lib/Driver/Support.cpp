@@ -98,7 +98,7 @@ const FusionResult *findMeasurements(const TuneResults &Results, const std::stri
 FusionLayout tunedLayout(const Verdict &V) {
   FusionLayout Layout;
   Layout.Threads = V.Fastest->Threads;
-  Layout.Vertical = V.Fastest->Kind == "vertical";
+  Layout.Vertical = V.Fastest->Kind == CandidateKind::Vertical;
   if (V.Fastest->RegisterBound)
     Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
   Layout.Grid = V.Fastest->Grid;

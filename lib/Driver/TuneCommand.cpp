@@ -342,6 +342,7 @@ private:
     Files["tune_spec.h"] = printTuneSpec(Fusions);
     Files["tune_harness.cu"] = tuneHarnessSource();
     Files["kfuse_occupancy.h"] = occupancyHeaderSource();
+    Files["kfuse_json.h"] = jsonHeaderSource();
     Files["run.sh"] = tuneRunScript();
     OutputTransaction Written(Diags);
     Written.addInputs(ReadFiles);

@@ -37,15 +37,15 @@ EvaluationRow row(const EvaluationCase &Case) {
   for (const CandidateResult &C : R.Candidates) {
     if (!C.Valid || C.Median <= 0)
       continue;
-    if (C.Kind == "sequential")
+    if (C.Kind == CandidateKind::Sequential)
       Row.Sequential = &C;
-    else if (C.Kind == "graph")
+    else if (C.Kind == CandidateKind::Graph)
       Row.Graph = &C;
-    else if (C.Kind == "streams")
+    else if (C.Kind == CandidateKind::Streams)
       (C.Name.find("reversed") == std::string::npos ? Row.Streams : Row.StreamsReversed) = &C;
-    else if (C.Kind == "vertical")
+    else if (C.Kind == CandidateKind::Vertical)
       Row.Vertical = &C;
-    else if (C.Kind == "horizontal" && !C.RegisterBound && C.Threads == Case.EvenSplit)
+    else if (C.Kind == CandidateKind::Horizontal && !C.RegisterBound && C.Threads == Case.EvenSplit)
       Row.Even = &C;
   }
   if (Case.Choice) {

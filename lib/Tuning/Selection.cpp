@@ -4,11 +4,13 @@
 
 #include "kfuse/Tuning/Chart.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
+#include <limits>
 #include <sstream>
-#include <type_traits>
 
 namespace kfuse {
 
@@ -28,124 +30,135 @@ const CandidateResult *FusionResult::alone(size_t K) const {
 
 namespace {
 
-/// A results file that is not what the harness writes: where and why.
-struct ResultsError {
-  YAML::Mark Mark;
-  std::string Reason;
+struct KindName {
+  CandidateKind Kind;
+  const char *Name;
 };
+constexpr KindName KindNames[] = {
+    {CandidateKind::Sequential, "sequential"}, {CandidateKind::Streams, "streams"},
+    {CandidateKind::Graph, "graph"},           {CandidateKind::Horizontal, "horizontal"},
+    {CandidateKind::Vertical, "vertical"},     {CandidateKind::Alone, "alone"}};
 
-template <typename T> const char *expected() {
-  if constexpr (std::is_same_v<T, std::string>)
-    return "a string";
-  else if constexpr (std::is_same_v<T, bool>)
-    return "true or false";
-  else if constexpr (std::is_floating_point_v<T>)
-    return "a number";
-  else if constexpr (std::is_unsigned_v<T>)
-    return "an integer, 0 or more";
-  else
-    return "an integer";
+} // namespace
+
+const char *candidateKindName(CandidateKind K) {
+  for (const KindName &N : KindNames)
+    if (N.Kind == K)
+      return N.Name;
+  return "";
 }
 
-template <typename T> T as(const YAML::Node &N, const char *Key) {
-  try {
-    return N.as<T>();
-  } catch (const YAML::BadConversion &) {
-    throw ResultsError{N.Mark(), "'" + std::string(Key) + "' must be " + expected<T>()};
-  }
+std::optional<CandidateKind> parseCandidateKind(const std::string &Name) {
+  for (const KindName &N : KindNames)
+    if (Name == N.Name)
+      return N.Kind;
+  return std::nullopt;
 }
 
-void expectObject(const YAML::Node &N, const std::string &What) {
-  if (!N.IsMap())
-    throw ResultsError{N.Mark(), What + " must be an object"};
+// Read with llvm::json: a wrong or missing field is reported by its path,
+// "expected number at results.fusions[0].candidates[2].median_ms".
+bool fromJSON(const llvm::json::Value &V, CandidateKind &K, llvm::json::Path P) {
+  std::optional<CandidateKind> Kind;
+  if (std::optional<llvm::StringRef> S = V.getAsString())
+    Kind = parseCandidateKind(S->str());
+  if (!Kind)
+    P.report("expected a candidate kind (sequential, streams, graph, horizontal, vertical or "
+             "alone)");
+  K = Kind.value_or(CandidateKind::Horizontal);
+  return Kind.has_value();
 }
 
-YAML::Node list(const YAML::Node &Map, const char *Key) {
-  YAML::Node N = Map[Key];
-  if (N && !N.IsSequence())
-    throw ResultsError{N.Mark(), "'" + std::string(Key) + "' must be a list"};
-  return N;
-}
-
-template <typename T> T required(const YAML::Node &Map, const char *Key, const std::string &What) {
-  if (!Map[Key])
-    throw ResultsError{Map.Mark(), What + " has no key '" + Key + "'"};
-  return as<T>(Map[Key], Key);
-}
-
-template <typename T> T get(const YAML::Node &N, const char *Key, T Default) {
-  return N[Key] ? as<T>(N[Key], Key) : Default;
-}
-
-CandidateResult candidate(const YAML::Node &N) {
-  expectObject(N, "a candidate");
-  CandidateResult C;
-  C.Name = required<std::string>(N, "name", "a candidate");
-  C.Kind = required<std::string>(N, "kind", "candidate '" + C.Name + "'");
-  C.Kernel = get(N, "kernel", -1);
-  C.Valid = get(N, "valid", false);
-  C.Mismatches = get(N, "mismatches", 0ull);
-  C.Error = get<std::string>(N, "error", "");
-  if (list(N, "threads"))
-    C.Threads = as<std::vector<unsigned>>(N["threads"], "threads");
-  C.BlockThreads = get(N, "block_threads", 0u);
-  C.RegisterBound = get(N, "register_bound", false);
-  C.MinBlocksPerSm = get(N, "min_blocks_per_sm", 0u);
-  C.Waves = get(N, "waves", 1u);
-  if (C.Waves == 0)
-    throw ResultsError{N["waves"].Mark(), "candidate '" + C.Name + "' has 0 waves"};
-  std::string Grid = get<std::string>(N, "grid", gridModeName(GridMode::AsLaunched));
-  std::optional<GridMode> Mode = parseGridMode(Grid);
+bool fromJSON(const llvm::json::Value &V, GridMode &G, llvm::json::Path P) {
+  std::optional<GridMode> Mode;
+  if (std::optional<llvm::StringRef> S = V.getAsString())
+    Mode = parseGridMode(S->str());
   if (!Mode)
-    throw ResultsError{N["grid"].Mark(),
-                       "candidate '" + C.Name + "' has an unknown grid '" + Grid + "'"};
-  C.Grid = *Mode;
-  C.Registers = get(N, "registers", 0);
-  C.SpillBytes = get(N, "spill_bytes", 0);
-  C.StaticShared = get(N, "static_shared_bytes", 0);
-  C.BlocksPerSm = get(N, "blocks_per_sm", 0);
-  C.BlocksPerSmModel = get(N, "blocks_per_sm_model", 0);
-  C.Median = get(N, "median_ms", 0.0);
-  C.P25 = get(N, "p25_ms", 0.0);
-  C.P75 = get(N, "p75_ms", 0.0);
-  C.Samples = list(N, "ms") ? static_cast<unsigned>(N["ms"].size()) : 0;
-  return C;
+    P.report("expected a grid (as-launched, persistent, dynamic or proportional)");
+  G = Mode.value_or(GridMode::AsLaunched);
+  return Mode.has_value();
 }
 
-FusionResult fusion(const YAML::Node &F) {
-  expectObject(F, "a fusion's results");
-  FusionResult FR;
-  FR.Fusion = required<std::string>(F, "fusion", "a fusion's results");
-  FR.CompileSeconds = get(F, "compile_seconds", 0.0);
-  for (const YAML::Node &C : list(F, "candidates"))
-    FR.Candidates.push_back(candidate(C));
-  for (const YAML::Node &K : list(F, "native")) {
-    expectObject(K, "a native kernel");
-    FR.Natives.push_back({required<std::string>(K, "kernel", "a native kernel"),
-                          get(K, "registers", 0), get(K, "spill_bytes", 0),
-                          get(K, "block_threads", 0), get(K, "blocks_per_sm", 0)});
+namespace {
+
+/// llvm::json reads integers as int64_t; an unsigned field must also fit.
+bool mapUnsigned(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLiteral Key,
+                 unsigned &Out) {
+  const llvm::json::Object *Object = V.getAsObject();
+  const llvm::json::Value *Field = Object ? Object->get(Key) : nullptr;
+  if (!Field)
+    return true;
+  std::optional<int64_t> N = Field->getAsInteger();
+  if (!N || *N < 0 || *N > std::numeric_limits<unsigned>::max()) {
+    P.field(Key).report("expected an integer, 0 or more");
+    return false;
   }
-  return FR;
+  Out = static_cast<unsigned>(*N);
+  return true;
 }
 
-TuneResults results(const YAML::Node &Root) {
-  // A file of another kind (a config, some other JSON) fails here: say which
-  // file kfuse expected rather than which field it missed first.
-  for (const char *Key : {"device", "fusions"})
-    if (!Root.IsMap() || !Root[Key])
-      throw ResultsError{Root.Mark(), std::string("it is not the results.json that kfuse tune's "
-                                                  "harness writes: its top level has no key '") +
-                                          Key + "'"};
-  TuneResults R;
-  R.Device = as<std::string>(Root["device"], "device");
-  R.Sm = get<std::string>(Root, "sm", "");
-  R.DriverApi = get(Root, "driver_api", 0);
-  R.Runtime = get(Root, "runtime", 0);
-  R.Seed = get(Root, "seed", 0u);
-  for (const YAML::Node &F : list(Root, "fusions"))
-    R.Fusions.push_back(fusion(F));
-  return R;
+} // namespace
+
+bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  std::vector<double> Samples;
+  std::vector<int64_t> Threads;
+  bool Ok = O && O.map("name", C.Name) && O.map("kind", C.Kind) &&
+            O.mapOptional("kernel", C.Kernel) && O.mapOptional("valid", C.Valid) &&
+            O.mapOptional("error", C.Error) && O.mapOptional("threads", Threads) &&
+            mapUnsigned(V, P, "block_threads", C.BlockThreads) &&
+            O.mapOptional("register_bound", C.RegisterBound) &&
+            mapUnsigned(V, P, "min_blocks_per_sm", C.MinBlocksPerSm) &&
+            O.mapOptional("grid", C.Grid) && mapUnsigned(V, P, "waves", C.Waves) &&
+            O.mapOptional("registers", C.Registers) && O.mapOptional("spill_bytes", C.SpillBytes) &&
+            O.mapOptional("static_shared_bytes", C.StaticShared) &&
+            O.mapOptional("blocks_per_sm", C.BlocksPerSm) &&
+            O.mapOptional("blocks_per_sm_model", C.BlocksPerSmModel) &&
+            O.mapOptional("median_ms", C.Median) && O.mapOptional("p25_ms", C.P25) &&
+            O.mapOptional("p75_ms", C.P75) && O.mapOptional("ms", Samples);
+  if (!Ok)
+    return false;
+  // 64-bit counts: llvm::json reads integers as int64_t.
+  int64_t Mismatches = 0;
+  if (!O.mapOptional("mismatches", Mismatches))
+    return false;
+  C.Mismatches = static_cast<unsigned long long>(std::max<int64_t>(0, Mismatches));
+  C.Samples = static_cast<unsigned>(Samples.size());
+  for (int64_t T : Threads) {
+    if (T <= 0 || T > 1024) {
+      P.field("threads").report("expected thread counts from 1 to 1024");
+      return false;
+    }
+    C.Threads.push_back(static_cast<unsigned>(T));
+  }
+  if (C.Waves == 0) {
+    P.field("waves").report("expected at least one wave");
+    return false;
+  }
+  return true;
 }
+
+bool fromJSON(const llvm::json::Value &V, NativeKernel &K, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && O.map("kernel", K.Kernel) && O.mapOptional("registers", K.Registers) &&
+         O.mapOptional("spill_bytes", K.SpillBytes) &&
+         O.mapOptional("block_threads", K.BlockThreads) &&
+         O.mapOptional("blocks_per_sm", K.BlocksPerSm);
+}
+
+bool fromJSON(const llvm::json::Value &V, FusionResult &F, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && O.map("fusion", F.Fusion) && O.mapOptional("compile_seconds", F.CompileSeconds) &&
+         O.mapOptional("candidates", F.Candidates) && O.mapOptional("native", F.Natives);
+}
+
+bool fromJSON(const llvm::json::Value &V, TuneResults &R, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  return O && O.map("device", R.Device) && O.map("fusions", R.Fusions) &&
+         O.mapOptional("sm", R.Sm) && O.mapOptional("driver_api", R.DriverApi) &&
+         O.mapOptional("runtime", R.Runtime) && mapUnsigned(V, P, "seed", R.Seed);
+}
+
+namespace {
 
 std::string fixed(double V, int Digits) {
   char Buffer[64];
@@ -168,21 +181,38 @@ std::string threads(const CandidateResult &C) {
 } // namespace
 
 std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Problem &Problem) {
-  auto Fail = [&](const YAML::Mark &M, std::string Reason) {
-    Problem = {diag::ID::TuneResults, M.is_null() ? 0u : static_cast<unsigned>(M.line + 1),
-               M.is_null() ? 0u : static_cast<unsigned>(M.column + 1),
-               {"", std::move(Reason)}};
+  auto Fail = [&](unsigned Line, unsigned Column, std::string Reason) {
+    Problem = {diag::ID::TuneResults, Line, Column, {"", std::move(Reason)}};
     return std::nullopt;
   };
-  try {
-    return results(YAML::Load(Text));
-  } catch (const ResultsError &E) {
-    return Fail(E.Mark, E.Reason);
-  } catch (const YAML::ParserException &E) {
-    return Fail(E.mark, "malformed JSON: " + E.msg);
-  } catch (const YAML::Exception &E) {
-    return Fail(E.mark, E.msg);
+  llvm::Expected<llvm::json::Value> Root = llvm::json::parse(Text);
+  if (!Root) {
+    // ParseError logs "[LINE:COLUMN, byte=OFFSET]: message" and has no accessors.
+    std::string Log = llvm::toString(Root.takeError());
+    unsigned Line = 0, Column = 0;
+    llvm::StringRef Rest(Log);
+    if (Rest.consume_front("[") && !Rest.consumeInteger(10, Line) && Rest.consume_front(":") &&
+        !Rest.consumeInteger(10, Column) && Rest.consume_front(", byte=")) {
+      Rest = Rest.drop_until([](char C) { return C == ' '; }).ltrim();
+      return Fail(Line, Column, "malformed JSON: " + Rest.str());
+    }
+    return Fail(0, 0, "malformed JSON: " + Log);
   }
+  // Another kind of file (a config, other JSON): say which file kfuse expected.
+  const llvm::json::Object *Top = Root->getAsObject();
+  for (const char *Key : {"device", "fusions"})
+    if (!Top || !Top->get(Key))
+      return Fail(1, 1, std::string("it is not the results.json that kfuse tune's harness "
+                                    "writes: its top level has no key '") + Key + "'");
+  if (std::optional<int64_t> Version = Top->getInteger("schema_version");
+      Version && *Version != ResultsSchemaVersion)
+    return Fail(1, 1, "its schema_version is " + std::to_string(*Version) + ", and this kfuse " +
+                          "reads version " + std::to_string(ResultsSchemaVersion));
+  llvm::json::Path::Root Path("results");
+  TuneResults R;
+  if (!fromJSON(*Root, R, Path))
+    return Fail(0, 0, llvm::toString(Path.getError()));
+  return R;
 }
 
 Verdict decide(const FusionResult &R) {
@@ -263,7 +293,7 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
     E << YAML::Key << "candidates" << YAML::Value << YAML::BeginSeq;
     for (const CandidateResult &C : F.Candidates) {
       E << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << C.Name
-        << YAML::Key << "kind" << YAML::Value << C.Kind << YAML::Key << "valid" << YAML::Value
+        << YAML::Key << "kind" << YAML::Value << candidateKindName(C.Kind) << YAML::Key << "valid" << YAML::Value
         << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key
         << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
       if (!C.native() && !C.alone())

@@ -72,6 +72,8 @@ std::string printOriginalsSource(const Preamble &File, const std::vector<TuneKer
 /// The fixed files of every bundle.
 std::string tuneHarnessSource();
 std::string occupancyHeaderSource();
+/// kfuse_json.h: how the harness writes JSON strings.
+std::string jsonHeaderSource();
 std::string tuneRunScript();
 
 } // namespace kfuse

@@ -18,9 +18,21 @@
 
 namespace kfuse {
 
+/// What a candidate runs: one of the native launches, a fused variant, or
+/// one original kernel by itself.
+enum class CandidateKind { Sequential, Streams, Graph, Horizontal, Vertical, Alone };
+
+/// The kind's name in the results file ("sequential", ...).
+const char *candidateKindName(CandidateKind K);
+std::optional<CandidateKind> parseCandidateKind(const std::string &Name);
+
+/// The results file format this kfuse writes and reads ("schema_version";
+/// docs/results-schema.md). A file without the key is version 1.
+constexpr int ResultsSchemaVersion = 1;
+
 struct CandidateResult {
   std::string Name;
-  std::string Kind; ///< sequential, streams, graph, horizontal, vertical, alone.
+  CandidateKind Kind = CandidateKind::Horizontal;
   int Kernel = -1;  ///< Kind alone: the index of the kernel run by itself.
   bool Valid = false;
   unsigned long long Mismatches = 0;
@@ -35,9 +47,12 @@ struct CandidateResult {
   double Median = 0, P25 = 0, P75 = 0;
   unsigned Samples = 0;
 
-  bool native() const { return Kind == "sequential" || Kind == "streams" || Kind == "graph"; }
+  bool native() const {
+    return Kind == CandidateKind::Sequential || Kind == CandidateKind::Streams ||
+           Kind == CandidateKind::Graph;
+  }
   /// One original kernel by itself: a reference, not a way to run the fusion.
-  bool alone() const { return Kind == "alone"; }
+  bool alone() const { return Kind == CandidateKind::Alone; }
   /// Half the interquartile range relative to the median.
   double noise() const { return Median > 0 ? (P75 - P25) / (2 * Median) : 0; }
 };
@@ -67,8 +82,9 @@ struct TuneResults {
   const FusionResult *find(const std::string &Fusion) const;
 };
 
-/// The results in \p Text, or nothing with \p Problem saying why and where
-/// (a kfuse-tune-results problem whose second argument is the reason).
+/// The results in \p Text, or nothing with \p Problem saying why: a syntax
+/// error at its line, a wrong or missing field by its JSON path (a
+/// kfuse-tune-results problem whose second argument is the reason).
 std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Problem &Problem);
 
 struct Verdict {

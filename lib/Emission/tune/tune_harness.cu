@@ -32,6 +32,7 @@ extern char **environ; // The harness's environment, for the compilers it starts
 #include <thread>
 #include <vector>
 
+#include "kfuse_json.h"
 #include "kfuse_occupancy.h"
 
 namespace kfuse_tune {
@@ -409,7 +410,7 @@ double quantile(std::vector<float> v, double q) {
 }
 
 void json(FILE *out, const char *key, const std::string &value, bool comma = true) {
-  std::fprintf(out, "\"%s\": \"%s\"%s", key, value.c_str(), comma ? ", " : "");
+  std::fprintf(out, "\"%s\": %s%s", key, kfuse_json::quoted(value).c_str(), comma ? ", " : "");
 }
 
 void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
@@ -690,9 +691,10 @@ int main(int argc, char **argv) {
     std::perror(opt.out.c_str());
     return 2;
   }
-  std::fprintf(out, "{\"device\": \"%s\", \"sm\": \"%d%d\", \"driver_api\": %d, \"runtime\": %d, "
-                    "\"seed\": %u, \"fusions\": [",
-               prop.name, prop.major, prop.minor, driver, runtime, opt.seed);
+  // schema_version: docs/results-schema.md; kfuse refuses versions it does not read.
+  std::fprintf(out, "{\"schema_version\": 1, \"device\": %s, \"sm\": \"%d%d\", "
+                    "\"driver_api\": %d, \"runtime\": %d, \"seed\": %u, \"fusions\": [",
+               kfuse_json::quoted(prop.name).c_str(), prop.major, prop.minor, driver, runtime, opt.seed);
   bool first = true;
   for (unsigned i = 0; i < sizeof(kFusions) / sizeof(kFusions[0]); ++i)
     if (opt.only.empty() || opt.only == kFusions[i].name) {

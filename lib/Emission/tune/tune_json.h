@@ -1,0 +1,71 @@
+//===- tune_json.h - JSON strings for the tuning harness's results --------===//
+//
+// The harness writes results.json with fprintf; every string in it (a device
+// name, a path, dlerror()'s text) goes through quoted(), so quotes,
+// backslashes, control characters and bytes that are not UTF-8 still make
+// JSON that llvm::json reads. Header-only C++17, shared by the harness (as
+// kfuse_json.h in the bundle) and kfuse's unit tests.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_TUNE_JSON_H
+#define KFUSE_TUNE_JSON_H
+
+#include <cstdio>
+#include <string>
+
+namespace kfuse_json {
+
+/// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong
+/// forms, no surrogates, nothing past U+10FFFF), or 0 when there is none.
+inline size_t utf8Length(const std::string &s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80)
+    return 1;
+  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (n == 0 || i + n > s.size())
+    return 0;
+  unsigned char second = static_cast<unsigned char>(s[i + 1]);
+  unsigned char low = 0x80, high = 0xbf;
+  if (c == 0xe0)
+    low = 0xa0;
+  else if (c == 0xed)
+    high = 0x9f;
+  else if (c == 0xf0)
+    low = 0x90;
+  else if (c == 0xf4)
+    high = 0x8f;
+  if (second < low || second > high)
+    return 0;
+  for (size_t k = 2; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+/// \p value as a JSON string literal, quotes included.
+inline std::string quoted(const std::string &value) {
+  std::string q = "\"";
+  size_t i = 0;
+  while (i < value.size()) {
+    unsigned char c = static_cast<unsigned char>(value[i]);
+    size_t n = utf8Length(value, i);
+    if (c == '"' || c == '\\') {
+      q += '\\';
+      q += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      q += buffer;
+    } else if (n == 0) {
+      q += "\\ufffd"; // The replacement character for a byte that is not UTF-8.
+    } else {
+      q.append(value, i, n);
+    }
+    i += n ? n : 1;
+  }
+  return q + "\"";
+}
+
+} // namespace kfuse_json
+
+#endif
