@@ -41,20 +41,10 @@ gpu)
     start=$(date +%s)
     "$root/build/eval/$part/run.sh" --out "$out/$part.json" --jobs "$(nproc)" \
       > "$out/logs/$part.txt" 2>&1 || { tail -30 "$out/logs/$part.txt"; exit 1; }
-    echo "$part: measured in $(( $(date +%s) - start )) s; log in $out/logs/$part.txt"
-    python3 - "$out/$part.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(f"{r['device']}, driver API {r['driver_api']}, runtime {r['runtime']}")
-print(f"{'fusion':28} {'native best':>12} {'best fused':>22} {'speedup':>8}")
-for f in r["fusions"]:
-    c = [x for x in f["candidates"] if x["valid"] and x["median_ms"] > 0]
-    nat = min((x for x in c if x["kind"] in ("sequential", "streams", "graph")), key=lambda x: x["median_ms"])
-    fus = min((x for x in c if x["kind"] in ("horizontal", "vertical")), key=lambda x: x["median_ms"])
-    bad = sum(1 for x in f["candidates"] if not x["valid"])
-    print(f"{f['fusion']:28} {nat['median_ms']:12.4f} {fus['name']:>13} {fus['median_ms']:8.4f} "
-          f"{nat['median_ms'] / fus['median_ms']:7.3f}x{'  (%d invalid)' % bad if bad else ''}")
-PY
+    # The harness's log has each fusion's table; kfuse decides the verdicts
+    # (native best, the winner) in one place: scripts/eval.sh report.
+    echo "$part: measured in $(( $(date +%s) - start )) s; log in $out/logs/$part.txt;" \
+      "verdicts: scripts/eval.sh report $out"
   done
   ;;
 report)
