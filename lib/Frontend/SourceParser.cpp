@@ -146,11 +146,14 @@ std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch
 
 bool SourceParser::loadDatabase() const {
   using namespace clang::tooling;
-  if (Database)
-    return true;
+  if (Database || DatabaseFailed)
+    return !DatabaseFailed;
+  // Whatever happens below is said once, not once per file.
+  DatabaseFailed = true;
   if (!Options.BuildDir) {
     Database = std::make_unique<BorrowingDatabase>(
         std::make_unique<FixedCompilationDatabase>(".", Options.ExtraArgs));
+    DatabaseFailed = false;
     return true;
   }
   const std::string &Dir = *Options.BuildDir;
@@ -195,6 +198,7 @@ bool SourceParser::loadDatabase() const {
   if (!Inner)
     return Fail(Dir, llvm::StringRef(Error).trim().str());
   Database = std::make_unique<BorrowingDatabase>(std::move(Inner));
+  DatabaseFailed = false;
   return true;
 }
 
@@ -203,7 +207,8 @@ const DatabaseEntry *SourceParser::entryFor(const std::string &File) const {
     return nullptr;
   llvm::SmallString<256> Absolute(File);
   llvm::sys::fs::make_absolute(Absolute);
-  auto Found = Index.Entries.find(databaseKey("/", Database->listedFor(databaseKey("/", Absolute))));
+  std::string Listed = Database->listedFor(databaseKey("/", Absolute));
+  auto Found = Index.Entries.find(databaseKey("/", Listed));
   return Found == Index.Entries.end() ? nullptr : &Found->second;
 }
 

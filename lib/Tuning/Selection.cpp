@@ -293,8 +293,8 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
     E << YAML::Key << "candidates" << YAML::Value << YAML::BeginSeq;
     for (const CandidateResult &C : F.Candidates) {
       E << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << C.Name
-        << YAML::Key << "kind" << YAML::Value << candidateKindName(C.Kind) << YAML::Key << "valid" << YAML::Value
-        << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key
+        << YAML::Key << "kind" << YAML::Value << candidateKindName(C.Kind) << YAML::Key
+        << "valid" << YAML::Value << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key
         << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
       if (!C.native() && !C.alone())
         E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"

@@ -75,8 +75,8 @@ void Document::text(const char *Class, double X, double Y, const std::string &Te
 std::string Document::str() const {
   std::ostringstream OS;
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(Width) << "\" height=\""
-     << num(Height) << "\" viewBox=\"0 0 " << num(Width) << " " << num(Height) << "\" font-family=\""
-     << "DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"" << num(FontSize) << "\">\n"
+     << num(Height) << "\" viewBox=\"0 0 " << num(Width) << " " << num(Height)
+     << "\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"" << num(FontSize) << "\">\n"
      << "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
      << Body.str() << "</svg>\n";
   return OS.str();

@@ -86,6 +86,7 @@ private:
   mutable std::unique_ptr<BorrowingDatabase> Database;
   mutable DatabaseIndex Index;
   mutable std::string DatabaseFile;
+  mutable bool DatabaseFailed = false; ///< Reported; not tried again.
 };
 
 } // namespace kfuse

@@ -694,7 +694,8 @@ int main(int argc, char **argv) {
   // schema_version: docs/results-schema.md; kfuse refuses versions it does not read.
   std::fprintf(out, "{\"schema_version\": 1, \"device\": %s, \"sm\": \"%d%d\", "
                     "\"driver_api\": %d, \"runtime\": %d, \"seed\": %u, \"fusions\": [",
-               kfuse_json::quoted(prop.name).c_str(), prop.major, prop.minor, driver, runtime, opt.seed);
+               kfuse_json::quoted(prop.name).c_str(), prop.major, prop.minor, driver, runtime,
+               opt.seed);
   bool first = true;
   for (unsigned i = 0; i < sizeof(kFusions) / sizeof(kFusions[0]); ++i)
     if (opt.only.empty() || opt.only == kFusions[i].name) {

@@ -21,7 +21,10 @@ inline size_t utf8Length(const std::string &s, size_t i) {
   unsigned char c = static_cast<unsigned char>(s[i]);
   if (c < 0x80)
     return 1;
-  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+             : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4
+                                      : 0;
   if (n == 0 || i + n > s.size())
     return 0;
   unsigned char second = static_cast<unsigned char>(s[i + 1]);
