@@ -114,9 +114,10 @@ def cache_key(path, flags):
 
 
 def first_error(text):
-    """The first error line, and the kfuse id of the last one."""
+    """The first error line, and the kfuse id of the last one (remarks and
+    warnings carry ids too, and are not why a run failed)."""
     lines = [l for l in text.splitlines() if "error:" in l or "error " in l]
-    ids = re.findall(r"\[(kfuse-[a-z0-9-]+)\]", text)
+    ids = re.findall(r"\[(kfuse-[a-z0-9-]+)\]", "\n".join(l for l in lines if "error:" in l))
     return (lines[0].strip() if lines else text.strip()[-300:]), (ids[-1] if ids else "")
 
 
