@@ -24,25 +24,7 @@ out=$root/build/fuzz
 rm -rf "$out" && mkdir -p "$out/seeds" "$out/corpus" "$out/findings"
 
 # Seeds: each YAML section of a lit test, and each config of configs/.
-python3 - "$root" "$out/seeds" <<'PY'
-import os, re, sys
-root, dest = sys.argv[1], sys.argv[2]
-n = 0
-def keep(text):
-    global n
-    n += 1
-    open(os.path.join(dest, "seed-%03d.yaml" % n), "w").write(text)
-for d, _, files in os.walk(os.path.join(root, "test")):
-    for f in files:
-        if f.endswith(".test"):
-            parts = re.split(r"^#--- (\S+)\n", open(os.path.join(d, f)).read(), flags=re.M)
-            for name, text in zip(parts[1::2], parts[2::2]):
-                if name.endswith(".yaml"):
-                    keep(text)
-for f in sorted(os.listdir(os.path.join(root, "configs"))):
-    keep(open(os.path.join(root, "configs", f)).read())
-print("config fuzzer: %d seed configs" % n)
-PY
+python3 "$root/scripts/fuzz_kfuse.py" --config-seeds "$out/seeds"
 
 clang=$(command -v clang++-19 || command -v clang++)
 "$clang" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

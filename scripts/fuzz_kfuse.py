@@ -91,6 +91,24 @@ def seeds():
     return found
 
 
+def config_seeds(dest):
+    """Writes every config of the tests and configs/ into dest, one file each,
+    as the config fuzzer's seed corpus; returns how many."""
+    texts = []
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "test")):
+        for f in sorted(files):
+            if f.endswith(".test"):
+                sections = split_file(os.path.join(dirpath, f))
+                texts += [t for n, t in sections.items() if n.endswith(".yaml")]
+    for f in sorted(os.listdir(os.path.join(ROOT, "configs"))):
+        texts.append(open(os.path.join(ROOT, "configs", f), encoding="utf-8").read())
+    os.makedirs(dest, exist_ok=True)
+    for i, text in enumerate(texts):
+        with open(os.path.join(dest, "seed-%03d.yaml" % i), "w", encoding="utf-8") as f:
+            f.write(text)
+    return len(texts)
+
+
 def mutate_source(text, rnd):
     lines = text.split("\n")
     what = rnd.choice(["delete", "duplicate", "swap", "snippet", "snippet", "identifier",
@@ -213,7 +231,12 @@ def main():
     ap.add_argument("--seconds", type=float, default=600, help="stop after this long")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", default=None, help="directory for the inputs of each finding")
+    ap.add_argument("--config-seeds", metavar="DIR",
+                    help="only write the config fuzzer's seeds into DIR")
     a = ap.parse_args()
+    if a.config_seeds:
+        print("config fuzzer: %d seed configs" % config_seeds(a.config_seeds))
+        return 0
     nvcc = None if a.nvcc == "none" else a.nvcc
     rnd = random.Random(a.seed)
     pool = seeds()

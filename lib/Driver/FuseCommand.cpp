@@ -103,7 +103,7 @@ public:
     std::string Text = printFusedFile(File);
     // Every file or none: the header, the fused file and the depfile.
     OutputTransaction Files(Diags);
-    std::vector<std::string> Read = inputs(Parser);
+    std::vector<std::string> Read = runInputs(Request.ConfigPath, Request.Tuning, Parser);
     Files.addInputs(Read);
     if (Request.Header)
       Files.stage(*Request.Header, Header);
@@ -188,17 +188,6 @@ private:
     std::string Guard = "KFUSE_" + llvm::StringRef(identifierFrom(llvm::sys::path::filename(Path)))
                                        .upper();
     return printLauncherHeader(File, Guard, Includes);
-  }
-
-  /// Every file the run read: the config, the measurements, the sources
-  /// and the headers they include.
-  std::vector<std::string> inputs(const SourceParser &Parser) {
-    std::vector<std::string> Inputs = {absolutePath(Request.ConfigPath)};
-    if (Request.Tuning)
-      Inputs.push_back(absolutePath(*Request.Tuning));
-    for (std::string &F : Parser.inputFiles())
-      Inputs.push_back(std::move(F));
-    return Inputs;
   }
 };
 

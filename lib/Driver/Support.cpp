@@ -13,7 +13,6 @@
 
 #include <filesystem>
 
-
 namespace kfuse {
 
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
@@ -125,8 +124,17 @@ std::string directoryOf(const std::string &Path) {
   return Dir.empty() ? "." : std::string(Dir);
 }
 
-/// Writes through a temporary file in the same directory, so a reader never
-/// sees half a file and a failed run leaves the old output untouched.
+std::vector<std::string> runInputs(const std::string &ConfigPath,
+                                   const std::optional<std::string> &Measurements,
+                                   const SourceParser &Parser) {
+  std::vector<std::string> Inputs = {absolutePath(ConfigPath)};
+  if (Measurements)
+    Inputs.push_back(absolutePath(*Measurements));
+  for (std::string &F : Parser.inputFiles())
+    Inputs.push_back(std::move(F));
+  return Inputs;
+}
+
 int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out) {
   Out << "kfuse " << Version << "\n";
   Out << "clang " << CLANG_VERSION_STRING << " (LibTooling)\n";

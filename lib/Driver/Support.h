@@ -48,6 +48,13 @@ std::string relativePath(const std::string &Path, const std::string &Dir);
 /// The directory \p Path lies in: "." for a bare file name.
 std::string directoryOf(const std::string &Path);
 
+/// Every file a run read, absolute: the config, the measurements, the
+/// sources and the headers they include. No output may be one of them, and
+/// a depfile lists them.
+std::vector<std::string> runInputs(const std::string &ConfigPath,
+                                   const std::optional<std::string> &Measurements,
+                                   const SourceParser &Parser);
+
 } // namespace kfuse
 
 #endif

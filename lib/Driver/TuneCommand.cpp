@@ -94,11 +94,7 @@ public:
     FusionPipeline Pipeline(*C, Parser, Diags);
     Pipeline.load(Fusions);
     // No output of the run may be one of these.
-    ReadFiles = {absolutePath(Request.ConfigPath)};
-    if (Request.Results)
-      ReadFiles.push_back(absolutePath(*Request.Results));
-    for (std::string &F : Parser.inputFiles())
-      ReadFiles.push_back(std::move(F));
+    ReadFiles = runInputs(Request.ConfigPath, Request.Results, Parser);
     if (Request.Results)
       return select(*C, Pipeline, *Request.Results, Out);
     std::string Bundle = Request.Bundle.value_or(
@@ -450,8 +446,8 @@ private:
       if (!R)
         return 1;
       const Verdict &V = Verdicts[static_cast<size_t>(R - Results->Fusions.data())];
-      Status << "kfuse: " << R->Fusion << ": " << (V.Fuse ? "fuse" : "keep the original launches")
-          << " (" << V.Reason << ")\n";
+      Status << "kfuse: " << R->Fusion << ": "
+             << (V.Fuse ? "fuse" : "keep the original launches") << " (" << V.Reason << ")\n";
       if (!V.Fuse)
         continue;
       std::optional<FusedKernel> K = Pipeline.fuse(I, tunedLayout(V));

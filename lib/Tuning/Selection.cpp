@@ -55,48 +55,53 @@ std::optional<CandidateKind> parseCandidateKind(const std::string &Name) {
   return std::nullopt;
 }
 
-// Read with llvm::json: a wrong or missing field is reported by its path,
-// "expected number at results.fusions[0].candidates[2].median_ms".
-bool fromJSON(const llvm::json::Value &V, CandidateKind &K, llvm::json::Path P) {
-  std::optional<CandidateKind> Kind;
-  if (std::optional<llvm::StringRef> S = V.getAsString())
-    Kind = parseCandidateKind(S->str());
-  if (!Kind)
-    P.report("expected a candidate kind (sequential, streams, graph, horizontal, vertical or "
-             "alone)");
-  K = Kind.value_or(CandidateKind::Horizontal);
-  return Kind.has_value();
-}
-
-bool fromJSON(const llvm::json::Value &V, GridMode &G, llvm::json::Path P) {
-  std::optional<GridMode> Mode;
-  if (std::optional<llvm::StringRef> S = V.getAsString())
-    Mode = parseGridMode(S->str());
-  if (!Mode)
-    P.report("expected a grid (as-launched, persistent, dynamic or proportional)");
-  G = Mode.value_or(GridMode::AsLaunched);
-  return Mode.has_value();
-}
-
 namespace {
 
-/// llvm::json reads integers as int64_t; an unsigned field must also fit.
-bool mapUnsigned(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLiteral Key,
-                 unsigned &Out) {
+/// An enum written as its name, read with the parser that owns the names.
+template <typename Enum, typename Parse>
+bool fromName(const llvm::json::Value &V, Enum &Out, llvm::json::Path P, Parse parse,
+              llvm::StringLiteral Expected) {
+  std::optional<Enum> E;
+  if (std::optional<llvm::StringRef> S = V.getAsString())
+    E = parse(S->str());
+  if (!E) {
+    P.report(Expected);
+    return false;
+  }
+  Out = *E;
+  return true;
+}
+
+/// llvm::json reads integers as int64_t; a count must be 0 or more and fit.
+template <typename T>
+bool mapCount(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLiteral Key, T &Out) {
   const llvm::json::Object *Object = V.getAsObject();
   const llvm::json::Value *Field = Object ? Object->get(Key) : nullptr;
   if (!Field)
     return true;
   std::optional<int64_t> N = Field->getAsInteger();
-  if (!N || *N < 0 || *N > std::numeric_limits<unsigned>::max()) {
+  if (!N || *N < 0 || static_cast<uint64_t>(*N) > std::numeric_limits<T>::max()) {
     P.field(Key).report("expected an integer, 0 or more");
     return false;
   }
-  Out = static_cast<unsigned>(*N);
+  Out = static_cast<T>(*N);
   return true;
 }
 
 } // namespace
+
+// Read with llvm::json: a wrong or missing field is reported by its path,
+// "expected number at results.fusions[0].candidates[2].median_ms".
+bool fromJSON(const llvm::json::Value &V, CandidateKind &K, llvm::json::Path P) {
+  return fromName(V, K, P, parseCandidateKind,
+                  "expected a candidate kind (sequential, streams, graph, horizontal, vertical "
+                  "or alone)");
+}
+
+bool fromJSON(const llvm::json::Value &V, GridMode &G, llvm::json::Path P) {
+  return fromName(V, G, P, parseGridMode,
+                  "expected a grid (as-launched, persistent, dynamic or proportional)");
+}
 
 bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
@@ -105,23 +110,19 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
   bool Ok = O && O.map("name", C.Name) && O.map("kind", C.Kind) &&
             O.mapOptional("kernel", C.Kernel) && O.mapOptional("valid", C.Valid) &&
             O.mapOptional("error", C.Error) && O.mapOptional("threads", Threads) &&
-            mapUnsigned(V, P, "block_threads", C.BlockThreads) &&
+            mapCount(V, P, "block_threads", C.BlockThreads) &&
             O.mapOptional("register_bound", C.RegisterBound) &&
-            mapUnsigned(V, P, "min_blocks_per_sm", C.MinBlocksPerSm) &&
-            O.mapOptional("grid", C.Grid) && mapUnsigned(V, P, "waves", C.Waves) &&
+            mapCount(V, P, "min_blocks_per_sm", C.MinBlocksPerSm) &&
+            O.mapOptional("grid", C.Grid) && mapCount(V, P, "waves", C.Waves) &&
             O.mapOptional("registers", C.Registers) && O.mapOptional("spill_bytes", C.SpillBytes) &&
             O.mapOptional("static_shared_bytes", C.StaticShared) &&
             O.mapOptional("blocks_per_sm", C.BlocksPerSm) &&
             O.mapOptional("blocks_per_sm_model", C.BlocksPerSmModel) &&
             O.mapOptional("median_ms", C.Median) && O.mapOptional("p25_ms", C.P25) &&
-            O.mapOptional("p75_ms", C.P75) && O.mapOptional("ms", Samples);
+            O.mapOptional("p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
+            mapCount(V, P, "mismatches", C.Mismatches);
   if (!Ok)
     return false;
-  // 64-bit counts: llvm::json reads integers as int64_t.
-  int64_t Mismatches = 0;
-  if (!O.mapOptional("mismatches", Mismatches))
-    return false;
-  C.Mismatches = static_cast<unsigned long long>(std::max<int64_t>(0, Mismatches));
   C.Samples = static_cast<unsigned>(Samples.size());
   for (int64_t T : Threads) {
     if (T <= 0 || T > 1024) {
@@ -155,7 +156,7 @@ bool fromJSON(const llvm::json::Value &V, TuneResults &R, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   return O && O.map("device", R.Device) && O.map("fusions", R.Fusions) &&
          O.mapOptional("sm", R.Sm) && O.mapOptional("driver_api", R.DriverApi) &&
-         O.mapOptional("runtime", R.Runtime) && mapUnsigned(V, P, "seed", R.Seed);
+         O.mapOptional("runtime", R.Runtime) && mapCount(V, P, "seed", R.Seed);
 }
 
 namespace {
@@ -294,8 +295,8 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
     for (const CandidateResult &C : F.Candidates) {
       E << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << C.Name
         << YAML::Key << "kind" << YAML::Value << candidateKindName(C.Kind) << YAML::Key
-        << "valid" << YAML::Value << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key
-        << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
+        << "valid" << YAML::Value << C.Valid << YAML::Key << "median_ms" << YAML::Value
+        << C.Median << YAML::Key << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
       if (!C.native() && !C.alone())
         E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"
           << YAML::Value << C.SpillBytes << YAML::Key << "blocks_per_sm" << YAML::Value
