@@ -11,7 +11,7 @@
 #include "kfuse/Config/Config.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/Depfile.h"
-#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Emission/FusedFilePrinter.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"

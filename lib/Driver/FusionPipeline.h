@@ -11,7 +11,7 @@
 
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Config/Config.h"
-#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/PreambleExtractor.h"

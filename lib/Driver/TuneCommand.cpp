@@ -14,6 +14,7 @@
 #include "Support.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Emission/FusedFilePrinter.h"
 #include "kfuse/Emission/TuneBundle.h"
 #include "kfuse/Tuning/Chart.h"
 #include "kfuse/Tuning/Evaluation.h"

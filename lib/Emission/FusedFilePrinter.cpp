@@ -1,6 +1,6 @@
 //===- FusedFilePrinter.cpp - printing the fused source -------------------===//
 
-#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Emission/FusedFilePrinter.h"
 
 #include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Replacement.h"

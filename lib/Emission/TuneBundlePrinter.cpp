@@ -2,6 +2,8 @@
 
 #include "kfuse/Emission/TuneBundle.h"
 
+#include "kfuse/Emission/FusedFilePrinter.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 

@@ -10,7 +10,7 @@
 #ifndef KFUSE_EMISSION_TUNEBUNDLE_H
 #define KFUSE_EMISSION_TUNEBUNDLE_H
 
-#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Transforms/FusedFile.h"
 
 #include <array>
 #include <string>

@@ -10,7 +10,7 @@
 
 #include "kfuse/Analysis/FlowLegality.h"
 #include "kfuse/Analysis/FusionLegality.h"
-#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Plan/PartitionPlan.h"
 
 #include <optional>

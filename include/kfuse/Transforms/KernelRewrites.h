@@ -15,7 +15,7 @@
 #include "kfuse/Analysis/FileSymbols.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
-#include "kfuse/Emission/FusedFile.h"
+#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Transforms/EditSet.h"
 
 #include <map>

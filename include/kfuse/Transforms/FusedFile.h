@@ -1,10 +1,10 @@
 //===- FusedFile.h - what kfuse writes, before it is printed ----*- C++ -*-===//
 //
-// The transforms fill these structures; the printer only prints them.
+// The model the transforms produce and own; Emission only prints it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KFUSE_EMISSION_FUSEDFILE_H
-#define KFUSE_EMISSION_FUSEDFILE_H
+#ifndef KFUSE_TRANSFORMS_FUSEDFILE_H
+#define KFUSE_TRANSFORMS_FUSEDFILE_H
 
 #include "kfuse/Config/Config.h"
 #include "kfuse/Plan/PartitionPlan.h"
@@ -148,16 +148,6 @@ struct FusedFile {
   std::vector<Preamble> Preambles;
   std::vector<FusedKernel> Kernels;
 };
-
-/// The emitted source. Generated code is formatted; the preambles are kept
-/// as the user wrote them.
-std::string printFusedFile(const FusedFile &File);
-
-/// The header declaring \p File's launchers, for callers in other
-/// translation units. \p Includes are the directives for the headers that
-/// declare the parameters' types, as they should be spelled from it.
-std::string printLauncherHeader(const FusedFile &File, const std::string &Guard,
-                                const std::vector<std::string> &Includes);
 
 } // namespace kfuse
 
