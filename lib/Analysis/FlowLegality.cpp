@@ -15,9 +15,12 @@ using diag::ID;
 
 namespace {
 
-const char *const ThreadDigits[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
-const char *const BlockDigits[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
-const char *const GridSizes[] = {"gridDim.x", "gridDim.y", "gridDim.z"};
+const Symbol ThreadDigits[] = {Symbol::builtin("threadIdx.x"), Symbol::builtin("threadIdx.y"),
+                               Symbol::builtin("threadIdx.z")};
+const Symbol BlockDigits[] = {Symbol::builtin("blockIdx.x"), Symbol::builtin("blockIdx.y"),
+                              Symbol::builtin("blockIdx.z")};
+const Symbol GridSizes[] = {Symbol::builtin("gridDim.x"), Symbol::builtin("gridDim.y"),
+                            Symbol::builtin("gridDim.z")};
 
 /// One access in the symbols shared by the whole chain.
 struct Side {
@@ -42,8 +45,8 @@ public:
       Also.push_back(&C.Expr);
     for (const IndexExpr *E : Also)
       for (const auto &[M, C] : E->terms())
-        for (const std::string &S : M)
-          if (isIteration(S))
+        for (const Symbol &S : M)
+          if (S.isIteration())
             F.assumeNonNegative(S);
     for (unsigned D = 0; D < 3; ++D) {
       F.assumeRange(ThreadDigits[D], IndexExpr::constant(Block[D]));
@@ -55,22 +58,20 @@ public:
     return F;
   }
 
-  static bool isIteration(const std::string &S) { return S.rfind("iter[", 0) == 0; }
-
-  std::vector<std::string> digitsOf(const IndexExpr &E) const {
-    std::set<std::string> Found;
+  std::vector<Symbol> digitsOf(const IndexExpr &E) const {
+    std::set<Symbol> Found;
     for (const auto &[M, C] : E.terms())
-      for (const std::string &S : M)
+      for (const Symbol &S : M)
         if (isDigit(S))
           Found.insert(S);
     return {Found.begin(), Found.end()};
   }
 
-  static bool isDigit(const std::string &S) {
+  static bool isDigit(const Symbol &S) {
     for (unsigned D = 0; D < 3; ++D)
       if (S == ThreadDigits[D] || S == BlockDigits[D])
         return true;
-    return isIteration(S);
+    return S.isIteration();
   }
 
   /// Whether no two threads (or loop iterations) satisfying \p Guards
@@ -80,9 +81,9 @@ public:
   bool injective(const IndexExpr &Index, const std::vector<IndexCondition> &Guards,
                  std::string &Why, std::array<bool, 3> &UnitGrid) const {
     Facts F = factsOf(Guards, {&Index});
-    std::vector<std::string> Digits = digitsOf(Index);
-    std::map<std::string, IndexExpr> Coefficient;
-    for (const std::string &D : Digits) {
+    std::vector<Symbol> Digits = digitsOf(Index);
+    std::map<Symbol, IndexExpr> Coefficient;
+    for (const Symbol &D : Digits) {
       std::optional<IndexExpr> C = Index.linearCoefficient(D);
       if (!C || !digitsOf(*C).empty()) {
         Why = "the index multiplies thread or block indices together";
@@ -93,7 +94,7 @@ public:
     for (unsigned D = 0; D < 3; ++D) {
       bool Absent = !Coefficient.count(ThreadDigits[D]);
       if (Absent && Block[D] > 1 && !F.proves(IndexExpr() - IndexExpr::symbol(ThreadDigits[D]))) {
-        Why = std::string("all threads that differ only in ") + ThreadDigits[D] +
+        Why = "all threads that differ only in " + ThreadDigits[D].str() +
               " would write one element";
         return false;
       }
@@ -107,18 +108,18 @@ public:
     }
     // Digits in increasing weight: each weight is the span of the ones below.
     IndexExpr Span = IndexExpr::constant(1), Combined;
-    std::vector<std::string> Left = Digits;
+    std::vector<Symbol> Left = Digits;
     while (!Left.empty()) {
-      auto Next = std::find_if(Left.begin(), Left.end(), [&](const std::string &D) {
+      auto Next = std::find_if(Left.begin(), Left.end(), [&](const Symbol &D) {
         const IndexExpr &C = Coefficient[D];
         return C == Span || C == IndexExpr() - Span || isPinned(D, F);
       });
       if (Next == Left.end()) {
-        Why = "its digits overlap (the weights do not grow as " + printIndex(Span) +
+        Why = "its digits overlap (the weights do not grow as " + Span.str() +
               " where the lower digits end)";
         return false;
       }
-      std::string D = *Next;
+      Symbol D = *Next;
       Left.erase(Next);
       if (isPinned(D, F))
         continue;
@@ -201,7 +202,7 @@ public:
       if (!F.proves(T) ||
           !F.proves(IndexExpr::constant(Block[D] - 1) - T)) {
         CrossBlock = true;
-        Why = std::string("nothing keeps ") + ThreadDigits[D] + " + " + std::to_string(Shift[D]) +
+        Why = "nothing keeps " + ThreadDigits[D].str() + " + " + std::to_string(Shift[D]) +
               " inside the block of " + std::to_string(Block[D]);
         return false;
       }
@@ -222,15 +223,15 @@ public:
 private:
   std::array<unsigned, 3> Block;
 
-  bool isPinned(const std::string &D, const Facts &F) const {
+  bool isPinned(const Symbol &D, const Facts &F) const {
     return F.proves(IndexExpr() - IndexExpr::symbol(D));
   }
 
   /// The weight the next digit must have after \p D: the span of all
   /// digits so far, from the block shape, the grid, or a guard bounding them.
-  IndexExpr spanAfter(const std::string &D, const IndexExpr &Span, const IndexExpr &Combined,
-                      const std::vector<std::string> &Left,
-                      std::map<std::string, IndexExpr> &Coefficient, const Facts &F) const {
+  IndexExpr spanAfter(const Symbol &D, const IndexExpr &Span, const IndexExpr &Combined,
+                      const std::vector<Symbol> &Left, std::map<Symbol, IndexExpr> &Coefficient,
+                      const Facts &F) const {
     std::vector<IndexExpr> Candidates;
     for (unsigned I = 0; I < 3; ++I) {
       if (D == ThreadDigits[I])
@@ -242,7 +243,7 @@ private:
       if (std::optional<IndexExpr> Bound = F.boundOf(Combined))
         Candidates.push_back(*Bound);
     for (const IndexExpr &C : Candidates)
-      for (const std::string &Next : Left)
+      for (const Symbol &Next : Left)
         if (Coefficient[Next] == C || Coefficient[Next] == IndexExpr() - C)
           return C;
     return Candidates.empty() ? Span : Candidates.front();
@@ -278,7 +279,7 @@ private:
   std::vector<KernelAccesses> Accesses;
   VerticalPlan Plan;
   /// Scalar parameters' symbols in the chain's shared naming.
-  std::map<MemberParam, std::string> SameSymbol;
+  std::map<MemberParam, Symbol> SameSymbol;
 
   void configProblem(ID Id, ConfigPosition At, std::vector<std::string> Args) {
     Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, ConfigPath);
@@ -327,7 +328,7 @@ private:
         return A.second.Member < B.second.Member;
       });
       const MemberParam Rep = First->second;
-      const std::string Symbol = "$" + First->first->spelling();
+      const Symbol Shared = Symbol::param(First->first->spelling());
       for (const auto &[Ref, P] : Found) {
         if (typeText(P.Param->getType()) != typeText(Rep.Param->getType())) {
           configProblem(ID::FlowTypeMismatch, Ref->Position,
@@ -340,7 +341,7 @@ private:
           continue;
         if (!(P == Rep))
           Plan.Aliases[P] = Rep;
-        SameSymbol[P] = Symbol;
+        SameSymbol.insert({P, Shared});
       }
     }
     return Ok;
@@ -351,17 +352,18 @@ private:
   IndexExpr shared(size_t Member, const IndexExpr &E) const {
     const FusionMember &M = *Members[Member];
     const KernelAccesses &A = Accesses[Member];
-    std::function<std::string(const std::string &)> Rename = [&](const std::string &S) {
-      if (!S.empty() && S[0] == '$') {
+    std::function<Symbol(const Symbol &)> Rename = [&](const Symbol &S) {
+      if (S.kind() == SymbolKind::Param) {
         for (const clang::ParmVarDecl *P : M.Model.Params)
-          if (P->getName() == S.substr(1))
+          if (P->getName() == S.name())
             if (auto It = SameSymbol.find({Member, P}); It != SameSymbol.end())
               return It->second;
-        return "$" + M.Spec->Id + "." + S.substr(1);
+        return Symbol::param(M.Spec->Id + "." + S.name());
       }
-      if (!S.empty() && S[0] == '@') {
+      if (S.kind() == SymbolKind::Loop) {
         const LoopShape &L = A.Loops.at(S);
-        return "iter[" + L.Init.renamed(Rename).str() + ";" + L.Step.renamed(Rename).str() + "]";
+        return Symbol::chainLoop(L.Init.renamed(Rename).str() + " step " +
+                                 L.Step.renamed(Rename).str());
       }
       return S;
     };
@@ -388,7 +390,7 @@ private:
 
   void noteAccess(const Side &S) {
     Diags.report(S.Access->Site->getBeginLoc(), sourcesOf(S.Member), ID::NoteFlowAccess)
-        << S.Kernel << printIndex(S.Index) << guardsText(S.Guards);
+        << S.Kernel << S.Index.str() << guardsText(S.Guards);
   }
 
   bool sameLaunch(size_t Producer, size_t Consumer, const FlowSpec &Flow) {
@@ -479,7 +481,7 @@ private:
     std::string Buffer = Flow.From.spelling();
     auto Refuse = [&](ID Id, const std::string &Why) {
       Diags.report(L.Access->Site->getBeginLoc(), sourcesOf(L.Member), Id)
-          << Buffer << L.Kernel << printIndex(L.Index) << E.Kernel << printIndex(E.Index) << Why;
+          << Buffer << L.Kernel << L.Index.str() << E.Kernel << E.Index.str() << Why;
       noteAccess(E);
       return false;
     };
@@ -582,8 +584,8 @@ private:
                                    S.Access->Helper->getNameAsString() +
                                    "', which kfuse does not inline");
         if (S.Index != Earlier.front().Index)
-          return NotPrivate(S, "'" + S.Kernel + "' accesses it at [" + printIndex(S.Index) +
-                                   "] as well as at [" + printIndex(Earlier.front().Index) + "]");
+          return NotPrivate(S, "'" + S.Kernel + "' accesses it at [" + S.Index.str() +
+                                   "] as well as at [" + Earlier.front().Index.str() + "]");
         R.Accesses[S.Member].push_back(S.Access->Site);
       }
     // Every read must run only where a write ran, or it would read a

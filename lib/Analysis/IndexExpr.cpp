@@ -12,14 +12,24 @@ IndexExpr IndexExpr::constant(int64_t Value) {
   return E;
 }
 
-IndexExpr IndexExpr::symbol(const std::string &Name) {
+IndexExpr IndexExpr::symbol(const Symbol &S) {
   IndexExpr E;
-  E.add({Name}, 1);
+  E.add({S}, 1);
   return E;
 }
 
-IndexExpr IndexExpr::opaque(const std::string &Text, unsigned Unique) {
-  return symbol("?" + std::to_string(Unique) + ":" + Text);
+std::string Symbol::str() const {
+  switch (Kind) {
+  case SymbolKind::Opaque:
+    return "(" + Name + ")";
+  case SymbolKind::Loop:
+  case SymbolKind::ChainLoop:
+    return "iter(" + Name + ")";
+  case SymbolKind::Param:
+  case SymbolKind::Builtin:
+    break;
+  }
+  return Name;
 }
 
 void IndexExpr::add(const Monomial &M, int64_t C) {
@@ -67,40 +77,39 @@ std::optional<int64_t> IndexExpr::asConstant() const {
 
 bool IndexExpr::isPolynomial() const {
   for (const auto &[M, C] : Terms)
-    for (const std::string &S : M)
-      if (!S.empty() && S[0] == '?')
+    for (const Symbol &S : M)
+      if (S.kind() == SymbolKind::Opaque)
         return false;
   return true;
 }
 
-bool IndexExpr::mentions(const std::string &Symbol) const {
+bool IndexExpr::mentions(const Symbol &S) const {
   for (const auto &[M, C] : Terms)
-    if (std::count(M.begin(), M.end(), Symbol))
+    if (std::count(M.begin(), M.end(), S))
       return true;
   return false;
 }
 
-std::optional<IndexExpr> IndexExpr::linearCoefficient(const std::string &Symbol) const {
+std::optional<IndexExpr> IndexExpr::linearCoefficient(const Symbol &S) const {
   IndexExpr R;
   for (const auto &[M, C] : Terms) {
-    auto N = std::count(M.begin(), M.end(), Symbol);
+    auto N = std::count(M.begin(), M.end(), S);
     if (N > 1)
       return std::nullopt;
     if (N == 1) {
       Monomial Rest = M;
-      Rest.erase(std::find(Rest.begin(), Rest.end(), Symbol));
+      Rest.erase(std::find(Rest.begin(), Rest.end(), S));
       R.add(Rest, C);
     }
   }
   return R;
 }
 
-IndexExpr
-IndexExpr::renamed(const std::function<std::string(const std::string &)> &Rename) const {
+IndexExpr IndexExpr::renamed(const std::function<Symbol(const Symbol &)> &Rename) const {
   IndexExpr R;
   for (const auto &[M, C] : Terms) {
     Monomial N;
-    for (const std::string &S : M)
+    for (const Symbol &S : M)
       N.push_back(Rename(S));
     std::sort(N.begin(), N.end());
     R.add(N, C);
@@ -108,46 +117,46 @@ IndexExpr::renamed(const std::function<std::string(const std::string &)> &Rename
   return R;
 }
 
-IndexExpr IndexExpr::substituted(const std::string &Symbol, const IndexExpr &Value) const {
+IndexExpr IndexExpr::substituted(const Symbol &Old, const IndexExpr &Value) const {
   IndexExpr R;
   for (const auto &[M, C] : Terms) {
     IndexExpr Term = constant(C);
-    for (const std::string &S : M)
-      Term = Term * (S == Symbol ? Value : symbol(S));
+    for (const Symbol &S : M)
+      Term = Term * (S == Old ? Value : symbol(S));
     R = R + Term;
   }
   return R;
 }
 
-namespace {
-
-std::string printSymbol(const std::string &S) {
-  if (!S.empty() && S[0] == '?')
-    return "(" + S.substr(S.find(':') + 1) + ")";
-  return S;
-}
-
-} // namespace
-
 std::string IndexExpr::str() const {
   if (Terms.empty())
     return "0";
-  // Terms of higher degree first, then by name; the constant last.
-  std::vector<std::pair<Monomial, int64_t>> Sorted(Terms.begin(), Terms.end());
-  std::stable_sort(Sorted.begin(), Sorted.end(), [](const auto &A, const auto &B) {
-    return A.first.size() > B.first.size();
+  // Each term's factors as printed, in order; terms of higher degree
+  // first, then by those factors; the constant last.
+  std::vector<std::pair<std::vector<std::string>, int64_t>> Printed;
+  for (const auto &[M, C] : Terms) {
+    std::vector<std::string> Factors;
+    for (const Symbol &S : M)
+      Factors.push_back(S.str());
+    std::sort(Factors.begin(), Factors.end());
+    Printed.push_back({std::move(Factors), C});
+  }
+  std::sort(Printed.begin(), Printed.end(), [](const auto &A, const auto &B) {
+    if (A.first.size() != B.first.size())
+      return A.first.size() > B.first.size();
+    return A.first < B.first;
   });
   std::string Out;
-  for (const auto &[M, C] : Sorted) {
+  for (const auto &[Factors, C] : Printed) {
     int64_t Abs = C < 0 ? -C : C;
     Out += Out.empty() ? (C < 0 ? "-" : "") : (C < 0 ? " - " : " + ");
-    std::string Factors;
-    for (const std::string &S : M)
-      Factors += (Factors.empty() ? "" : "*") + printSymbol(S);
-    if (Factors.empty())
+    std::string Product;
+    for (const std::string &F : Factors)
+      Product += (Product.empty() ? "" : "*") + F;
+    if (Product.empty())
       Out += std::to_string(Abs);
     else
-      Out += (Abs == 1 ? "" : std::to_string(Abs) + "*") + Factors;
+      Out += (Abs == 1 ? "" : std::to_string(Abs) + "*") + Product;
   }
   return Out;
 }
@@ -159,9 +168,9 @@ void Facts::assume(const IndexCondition &C) {
     Known.push_back(C.Expr);
 }
 
-void Facts::assumeRange(const std::string &Symbol, const IndexExpr &Bound) {
-  NonNegative.insert(Symbol);
-  Known.push_back(Bound - IndexExpr::symbol(Symbol) - IndexExpr::constant(1));
+void Facts::assumeRange(const Symbol &S, const IndexExpr &Bound) {
+  NonNegative.insert(S);
+  Known.push_back(Bound - IndexExpr::symbol(S) - IndexExpr::constant(1));
 }
 
 bool Facts::proves(const IndexExpr &Expr) const {
@@ -174,7 +183,7 @@ bool Facts::proves(const IndexExpr &Expr) const {
       }
       if (C < 0)
         return false;
-      for (const std::string &S : M)
+      for (const Symbol &S : M)
         if (!NonNegative.count(S))
           return false;
     }
@@ -191,7 +200,7 @@ std::optional<IndexExpr> Facts::boundOf(const IndexExpr &E) const {
     IndexExpr Bound = K + E + IndexExpr::constant(1);
     bool Shares = false;
     for (const auto &[M, C] : E.terms())
-      for (const std::string &S : M)
+      for (const Symbol &S : M)
         Shares |= Bound.mentions(S);
     if (!Shares)
       return Bound;

@@ -36,25 +36,6 @@ const char *spelling(AccessKind K) {
   return "";
 }
 
-std::string printIndex(const IndexExpr &E) {
-  return E
-      .renamed([](const std::string &S) {
-        if (!S.empty() && S[0] == '$')
-          return S.substr(1);
-        if (!S.empty() && S[0] == '@')
-          return "iter(" + S.substr(1, S.find('#') - 1) + ")";
-        // A loop of a chain, named by its start and step.
-        if (S.rfind("iter[", 0) == 0) {
-          std::string Shape;
-          for (char C : S.substr(5, S.size() - 6))
-            Shape += C == ';' ? std::string(" step ") : C == '$' ? std::string() : std::string(1, C);
-          return "iter(" + Shape + ")";
-        }
-        return S;
-      })
-      .str();
-}
-
 std::string guardsText(const std::vector<IndexCondition> &Guards) {
   std::string Out;
   for (const IndexCondition &C : Guards)
@@ -124,7 +105,7 @@ public:
     countMutations(Kernel);
     for (const ParmVarDecl *P : Kernel.parameters())
       if (P->getType()->isIntegralOrEnumerationType() && !Mutations.count(P))
-        Values[P] = IndexExpr::symbol("$" + P->getName().str());
+        Values[P] = IndexExpr::symbol(Symbol::param(P->getName().str()));
     walkStmt(Kernel.getBody());
     return std::move(Result);
   }
@@ -138,7 +119,7 @@ private:
   std::map<const VarDecl *, PointerValue> Pointers;
   std::map<const VarDecl *, unsigned> Mutations;
   std::vector<IndexCondition> Guards;
-  std::vector<std::string> Loops;
+  std::vector<Symbol> Loops;
   unsigned LoopDepth = 0;
   std::vector<const FunctionDecl *> Helpers;
   unsigned Unique = 0;
@@ -168,7 +149,9 @@ private:
     return Collapsed;
   }
 
-  IndexExpr opaque(const Expr *E) { return IndexExpr::opaque(text(E), Unique++); }
+  IndexExpr opaque(const Expr *E) {
+    return IndexExpr::symbol(Symbol::opaque(text(E), Unique++));
+  }
 
   BufferAccesses &buffer(const ParmVarDecl *P) {
     for (BufferAccesses &B : Result.Buffers)
@@ -202,7 +185,7 @@ private:
       return std::nullopt;
     if (*Var == BuiltinVar::BlockDim && Block)
       return IndexExpr::constant((*Block)[Dim[0] - 'x']);
-    return IndexExpr::symbol(std::string(spelling(*Var)) + "." + Dim);
+    return IndexExpr::symbol(Symbol::builtin(std::string(spelling(*Var)) + "." + Dim));
   }
 
   IndexExpr eval(const Expr *E) {
@@ -470,8 +453,7 @@ private:
     if (const auto *B = dyn_cast<CompoundAssignOperator>(Inc);
         B && B->getOpcode() == BO_AddAssign && IsV(B->getLHS()))
       Step = eval(B->getRHS());
-    std::string Symbol = "@" + V->getName().str();
-    if (!Step || Step->mentions(Symbol) || !Step->isPolynomial())
+    if (!Step || !Step->isPolynomial())
       return std::nullopt;
     // A step that is a positive constant or a product of block and grid sizes.
     std::optional<int64_t> C = Step->asConstant();
@@ -490,11 +472,11 @@ private:
     }
     const auto &[V, Step] = *Canonical;
     walkExpr(V->getInit(), AccessKind::Read);
-    std::string Symbol = "@" + V->getName().str() + "#" + std::to_string(LoopCount++);
+    Symbol Iteration = Symbol::loop(V->getName().str(), LoopCount++);
     IndexExpr Init = eval(V->getInit());
-    Result.Loops[Symbol] = {V->getName().str(), Init, Step};
-    Values[V] = Init + Step * IndexExpr::symbol(Symbol);
-    Loops.push_back(Symbol);
+    Result.Loops.insert({Iteration, {V->getName().str(), Init, Step}});
+    Values[V] = Init + Step * IndexExpr::symbol(Iteration);
+    Loops.push_back(Iteration);
     std::vector<IndexCondition> Cond;
     if (For.getCond()) {
       walkExpr(For.getCond(), AccessKind::Read);

@@ -120,7 +120,7 @@ private:
         OS << " never accessed";
       OS << "\n";
       for (const MemoryAccess &Access : B.Accesses)
-        OS << "      " << spelling(Access.Kind) << " [" << printIndex(Access.Index) << "]"
+        OS << "      " << spelling(Access.Kind) << " [" << Access.Index.str() << "]"
            << guardsText(Access.Guards) << (Access.InLoop ? ", in a loop" : "") << " (line "
            << line(Access.Site->getBeginLoc())
            << (Access.Helper ? ", in " + Access.Helper->getNameAsString() : "") << ")\n";

@@ -8,7 +8,11 @@
 namespace kfuse {
 namespace {
 
-IndexExpr sym(const std::string &S) { return IndexExpr::symbol(S); }
+// Built-in variables by their CUDA names; anything else is a parameter.
+Symbol name(const std::string &S) {
+  return S.find('.') != std::string::npos ? Symbol::builtin(S) : Symbol::param(S);
+}
+IndexExpr sym(const std::string &S) { return IndexExpr::symbol(name(S)); }
 IndexExpr num(int64_t V) { return IndexExpr::constant(V); }
 
 TEST(IndexExprTest, SumsAndProductsHaveOneNormalForm) {
@@ -23,7 +27,8 @@ TEST(IndexExprTest, SumsAndProductsHaveOneNormalForm) {
 }
 
 TEST(IndexExprTest, OpaqueSymbolsEqualOnlyThemselves) {
-  IndexExpr A = IndexExpr::opaque("f(i)", 0), B = IndexExpr::opaque("f(i)", 1);
+  IndexExpr A = IndexExpr::symbol(Symbol::opaque("f(i)", 0));
+  IndexExpr B = IndexExpr::symbol(Symbol::opaque("f(i)", 1));
   EXPECT_NE(A, B);
   EXPECT_FALSE(A.isPolynomial());
   EXPECT_TRUE((sym("i") * num(2)).isPolynomial());
@@ -32,18 +37,18 @@ TEST(IndexExprTest, OpaqueSymbolsEqualOnlyThemselves) {
 
 TEST(IndexExprTest, LinearCoefficientAndSubstitution) {
   IndexExpr E = sym("W") * sym("ty") + sym("tx") + num(3);
-  EXPECT_EQ(*E.linearCoefficient("ty"), sym("W"));
-  EXPECT_EQ(*E.linearCoefficient("tx"), num(1));
-  EXPECT_EQ(*E.linearCoefficient("bx"), IndexExpr());
-  EXPECT_FALSE((sym("tx") * sym("tx")).linearCoefficient("tx"));
-  EXPECT_EQ(E.substituted("tx", sym("tx") + num(1)), E + num(1));
-  EXPECT_EQ(E.renamed([](const std::string &S) { return S == "W" ? "H" : S; }),
+  EXPECT_EQ(*E.linearCoefficient(name("ty")), sym("W"));
+  EXPECT_EQ(*E.linearCoefficient(name("tx")), num(1));
+  EXPECT_EQ(*E.linearCoefficient(name("bx")), IndexExpr());
+  EXPECT_FALSE((sym("tx") * sym("tx")).linearCoefficient(name("tx")));
+  EXPECT_EQ(E.substituted(name("tx"), sym("tx") + num(1)), E + num(1));
+  EXPECT_EQ(E.renamed([](const Symbol &S) { return S == name("W") ? name("H") : S; }),
             sym("H") * sym("ty") + sym("tx") + num(3));
 }
 
 TEST(IndexExprTest, FactsProveShiftsInsideKnownRanges) {
   Facts F;
-  F.assumeRange("tx", num(256));
+  F.assumeRange(name("tx"), num(256));
   // threadIdx.x > 0 and threadIdx.x < 255, as tx - 1 >= 0 and 254 - tx >= 0.
   F.assume({sym("tx") - num(1), true, "tx > 0"});
   F.assume({num(254) - sym("tx"), true, "tx < 255"});
@@ -57,12 +62,28 @@ TEST(IndexExprTest, FactsProveShiftsInsideKnownRanges) {
 
 TEST(IndexExprTest, BoundsComeFromGuardsNotFromTheExpressionItself) {
   Facts F;
-  F.assumeRange("bx", sym("gridDim.x"));
+  F.assumeRange(name("bx"), sym("gridDim.x"));
   IndexExpr Col = num(16) * sym("bx") + sym("tx");
   F.assume({sym("W") - Col - num(1), true, "col < W"});
   ASSERT_TRUE(F.boundOf(Col));
   EXPECT_EQ(*F.boundOf(Col), sym("W"));
   EXPECT_FALSE(F.boundOf(sym("ty")));
+}
+
+TEST(IndexExprTest, SymbolsOfDifferentKindsNeverMeet) {
+  // A parameter named like a loop's variable, and two loops over one
+  // variable, are different symbols: kinds are no prefixes to collide.
+  EXPECT_NE(IndexExpr::symbol(Symbol::param("i")), IndexExpr::symbol(Symbol::loop("i", 0)));
+  EXPECT_NE(IndexExpr::symbol(Symbol::loop("i", 0)), IndexExpr::symbol(Symbol::loop("i", 1)));
+  EXPECT_EQ(IndexExpr::symbol(Symbol::loop("i", 0)).str(), "iter(i)");
+  EXPECT_EQ(IndexExpr::symbol(Symbol::chainLoop("0 step blockDim.x")).str(),
+            "iter(0 step blockDim.x)");
+  EXPECT_TRUE(Symbol::chainLoop("0 step 1").isIteration());
+  EXPECT_FALSE(Symbol::param("iter").isIteration());
+  // Printed in the order a reader scans them, whatever the kinds.
+  IndexExpr E = sym("threadIdx.x") + IndexExpr::symbol(Symbol::loop("c", 0)) * sym("blockDim.x") +
+                sym("cols") * sym("blockIdx.x");
+  EXPECT_EQ(E.str(), "blockDim.x*iter(c) + blockIdx.x*cols + threadIdx.x");
 }
 
 } // namespace

@@ -37,7 +37,7 @@ struct MemoryAccess {
   /// Conditions it runs under: ifs, early returns, loop conditions.
   std::vector<IndexCondition> Guards;
   /// Iteration symbols of the canonical loops around it, outermost first.
-  std::vector<std::string> Loops;
+  std::vector<Symbol> Loops;
   bool InLoop = false;  ///< Inside any loop, canonical or not.
   bool Partial = false; ///< Touches a member of the element (p[i].x).
   /// The called function it lies in; null for the kernel's own body.
@@ -65,13 +65,9 @@ struct LoopShape {
 
 struct KernelAccesses {
   std::vector<BufferAccesses> Buffers; ///< One per pointer parameter, in order.
-  std::map<std::string, LoopShape> Loops; ///< By iteration symbol.
+  std::map<Symbol, LoopShape> Loops; ///< By iteration symbol.
   const BufferAccesses *find(llvm::StringRef Param) const;
 };
-
-/// \p E as a user reads it: "$n" as "n", "@i#0" as "iter(i)" (the
-/// iteration count of the loop over i).
-std::string printIndex(const IndexExpr &E);
 
 /// " when c1 && c2" as written in the source; empty for no condition.
 std::string guardsText(const std::vector<IndexCondition> &Guards);
