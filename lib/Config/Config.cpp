@@ -62,58 +62,69 @@ std::vector<std::string> Config::kernelsOf(const FusionSpec &F) const {
 
 unsigned elementBytes(ElementType T) {
   switch (T) {
-  case ElementType::I8:
-  case ElementType::U8:
-    return 1;
-  case ElementType::I16:
-  case ElementType::U16:
-    return 2;
-  case ElementType::F32:
-  case ElementType::I32:
-  case ElementType::U32:
-    return 4;
-  case ElementType::F64:
-  case ElementType::I64:
-  case ElementType::U64:
-    return 8;
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+  case ElementType::Id:                                                                            \
+    return Bytes;
+#include "kfuse/Config/ElementTypes.def"
   }
   return 0;
 }
 
 const char *elementSpelling(ElementType T) {
   switch (T) {
-  case ElementType::F32: return "float";
-  case ElementType::F64: return "double";
-  case ElementType::I8: return "signed char";
-  case ElementType::U8: return "unsigned char";
-  case ElementType::I16: return "short";
-  case ElementType::U16: return "unsigned short";
-  case ElementType::I32: return "int";
-  case ElementType::U32: return "unsigned int";
-  case ElementType::I64: return "long long";
-  case ElementType::U64: return "unsigned long long";
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+  case ElementType::Id:                                                                            \
+    return #CType;
+#include "kfuse/Config/ElementTypes.def"
   }
   return "";
 }
 
-bool isFloating(ElementType T) { return T == ElementType::F32 || T == ElementType::F64; }
+const char *elementEnumerator(ElementType T) {
+  switch (T) {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+  case ElementType::Id:                                                                            \
+    return #Id;
+#include "kfuse/Config/ElementTypes.def"
+  }
+  return "";
+}
+
+bool isFloating(ElementType T) {
+  switch (T) {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+  case ElementType::Id:                                                                            \
+    return Floating;
+#include "kfuse/Config/ElementTypes.def"
+  }
+  return false;
+}
 
 namespace {
 
 using diag::ID;
 
+/// Every name a config may give an element type, in the table's order.
+constexpr std::pair<const char *, ElementType> ElementNames[] = {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) {Name, ElementType::Id},
+#define KFUSE_ELEMENT_ALIAS(Id, Name) {Name, ElementType::Id},
+#include "kfuse/Config/ElementTypes.def"
+};
+
 std::optional<ElementType> elementType(const std::string &S) {
-  static const std::pair<const char *, ElementType> Names[] = {
-      {"float", ElementType::F32},    {"double", ElementType::F64},
-      {"int8", ElementType::I8},      {"uint8", ElementType::U8},
-      {"int16", ElementType::I16},    {"uint16", ElementType::U16},
-      {"int", ElementType::I32},      {"int32", ElementType::I32},
-      {"unsigned", ElementType::U32}, {"uint32", ElementType::U32},
-      {"int64", ElementType::I64},    {"uint64", ElementType::U64}};
-  for (const auto &[Name, Type] : Names)
+  for (const auto &[Name, Type] : ElementNames)
     if (S == Name)
       return Type;
   return std::nullopt;
+}
+
+/// "float, double, ... or uint64", for a message.
+std::string elementNames() {
+  std::string Out;
+  size_t N = std::size(ElementNames);
+  for (size_t I = 0; I < N; ++I)
+    Out += (I == 0 ? "" : I + 1 == N ? " or " : ", ") + std::string(ElementNames[I].first);
+  return Out;
 }
 
 bool isNumber(const std::string &S) {
@@ -419,8 +430,7 @@ private:
     bool Ok = T.has_value();
     if (!T)
       problem(ID::ConfigBadValue, positionOf(Type),
-              {"buffer", "an element type: float, double, int8, uint8, int16, uint16, int, "
-                         "unsigned, int32, uint32, int64 or uint64"});
+              {"buffer", "an element type: " + elementNames()});
     A.Type = T.value_or(ElementType::F32);
     YAML::Node Count = N["count"];
     if (!Count) {

@@ -13,6 +13,7 @@
 #include "Outputs.h"
 #include "Support.h"
 
+#include "kfuse/Analysis/LaunchArguments.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/FusedFilePrinter.h"
 #include "kfuse/Emission/TuneBundle.h"
@@ -36,45 +37,6 @@ namespace kfuse {
 namespace {
 
 using diag::ID;
-
-/// The harness's name for a scalar parameter's type, if it has one.
-std::optional<std::string> scalarKind(clang::QualType T) {
-  T = T.getCanonicalType().getUnqualifiedType();
-  if (const auto *E = T->getAs<clang::EnumType>())
-    T = E->getDecl()->getIntegerType().getCanonicalType();
-  const auto *B = T->getAs<clang::BuiltinType>();
-  if (!B)
-    return std::nullopt;
-  switch (B->getKind()) {
-  case clang::BuiltinType::Bool:
-  case clang::BuiltinType::UChar:
-  case clang::BuiltinType::Char_U:
-    return "U8";
-  case clang::BuiltinType::SChar:
-  case clang::BuiltinType::Char_S:
-    return "I8";
-  case clang::BuiltinType::Short:
-    return "I16";
-  case clang::BuiltinType::UShort:
-    return "U16";
-  case clang::BuiltinType::Int:
-    return "I32";
-  case clang::BuiltinType::UInt:
-    return "U32";
-  case clang::BuiltinType::Long:
-  case clang::BuiltinType::LongLong:
-    return "I64";
-  case clang::BuiltinType::ULong:
-  case clang::BuiltinType::ULongLong:
-    return "U64";
-  case clang::BuiltinType::Float:
-    return "F32";
-  case clang::BuiltinType::Double:
-    return "F64";
-  default:
-    return std::nullopt;
-  }
-}
 
 class TuneCommand {
 public:
@@ -124,59 +86,9 @@ private:
 
   bool haveLaunches(const Config &C, const std::vector<const FusionSpec *> &Fusions) {
     bool Ok = true;
-    for (const FusionSpec *F : Fusions) {
-      // Vertical chains pass data between kernels, which the harness's
-      // side-by-side variants and their validation do not model.
-      if (C.kernelsOf(*F) != F->Kernels || F->Mode == FusionMode::Vertical) {
-        Diags.report({{ID::TuneVertical, F->Position.Line, F->Position.Column, {F->Name}}},
-                     C.Path);
-        Ok = false;
-        continue;
-      }
-      for (const std::string &Id : F->Kernels) {
-        const KernelSpec *K = C.findKernel(Id);
-        if (!K->Launch) {
-          Diags.report({{ID::TuneNoLaunch, K->Position.Line, K->Position.Column, {Id}}},
-                       C.Path);
-          Ok = false;
-        }
-      }
-    }
+    for (const FusionSpec *F : Fusions)
+      Ok &= tunable(C, *F, Diags);
     return Ok;
-  }
-
-  /// Whether a buffer of elements of \p Bytes can stand for an array of
-  /// \p Pointee: a number of that size, or a vector or a struct without
-  /// pointers or virtual functions (uint4, half2, a node of ints) made of
-  /// whole elements, which the harness fills and compares element by element.
-  static bool bufferFits(clang::ASTContext &AST, clang::QualType Pointee, unsigned Bytes) {
-    if (Pointee->isVoidType())
-      return true;
-    if (Pointee->isIncompleteType())
-      return false;
-    long long Size = AST.getTypeSizeInChars(Pointee).getQuantity();
-    if (Pointee->isArithmeticType())
-      return Size == Bytes;
-    const auto *Record = Pointee->getAsCXXRecordDecl();
-    bool Plain = Pointee->isVectorType() ||
-                 (Record && !Record->isPolymorphic() && !hasPointers(AST, Pointee));
-    return Plain && Size % Bytes == 0;
-  }
-
-  /// Random bits in a pointer would send the kernel anywhere.
-  static bool hasPointers(clang::ASTContext &AST, clang::QualType T) {
-    T = AST.getBaseElementType(T.getCanonicalType());
-    if (T->isPointerType() || T->isReferenceType())
-      return true;
-    if (const auto *Record = T->getAsCXXRecordDecl()) {
-      for (const clang::FieldDecl *F : Record->fields())
-        if (hasPointers(AST, F->getType()))
-          return true;
-      for (const clang::CXXBaseSpecifier &B : Record->bases())
-        if (hasPointers(AST, B.getType()))
-          return true;
-    }
-    return false;
   }
 
   /// The harness's description of \p M, or nothing after reporting why the
@@ -192,55 +104,23 @@ private:
     K.Grid = Spec.Launch->Grid;
     K.Block = Spec.Block;
     K.SharedBytes = Spec.Launch->SharedBytes;
-    const std::vector<LaunchArg> &Args = Spec.Launch->Args;
-    auto Problem = [&](ID Id, ConfigPosition At, std::vector<std::string> Text) {
-      Diags.report({{Id, At.Line, At.Column, std::move(Text)}}, C.Path);
+    std::optional<std::vector<CheckedLaunchArg>> Args = checkLaunchArguments(M, C.Path, Diags);
+    if (!Args)
       return std::nullopt;
-    };
-    if (Args.size() != M.Model.Params.size())
-      return Problem(ID::TuneArgCount, Spec.Launch->Position,
-                     {Spec.Id, std::to_string(Args.size()), std::to_string(M.Model.Params.size())});
-    clang::ASTContext &AST = M.Unit->getASTContext();
-    bool Fits = true;
-    for (size_t I = 0; I < Args.size(); ++I) {
-      const LaunchArg &A = Args[I];
-      const clang::ParmVarDecl *P = M.Model.Params[I];
-      clang::QualType T = P->getType().getCanonicalType();
+    for (const CheckedLaunchArg &A : *Args) {
       TuneArgument Out;
-      Out.Buffer = A.IsBuffer;
-      std::string What = A.IsBuffer ? std::string("a buffer of ") + elementSpelling(A.Type)
-                                    : "the value " + A.Value;
-      auto Mismatch = [&] {
-        Problem(ID::TuneArgMismatch, A.Position,
-                {std::to_string(I + 1), Spec.Id, What, P->getNameAsString(),
-                 P->getType().getAsString(AST.getPrintingPolicy())});
-        Fits = false;
-      };
-      if (A.IsBuffer) {
-        clang::QualType Pointee = T->isPointerType() ? T->getPointeeType() : clang::QualType();
-        if (Pointee.isNull() || !bufferFits(AST, Pointee, elementBytes(A.Type))) {
-          Mismatch();
-          continue;
-        }
-        Out.ElementBytes = elementBytes(A.Type);
-        Out.Floating = isFloating(A.Type);
-        Out.Count = A.Count;
-        Out.ConstantFill = A.Fill.How == BufferFill::Constant;
-        Out.Low = A.Fill.Low;
-        Out.High = A.Fill.High;
+      Out.Buffer = A.Spec->IsBuffer;
+      Out.Type = A.Type;
+      if (Out.Buffer) {
+        Out.Count = A.Spec->Count;
+        Out.ConstantFill = A.Spec->Fill.How == BufferFill::Constant;
+        Out.Low = A.Spec->Fill.Low;
+        Out.High = A.Spec->Fill.High;
       } else {
-        std::optional<std::string> Kind = scalarKind(T);
-        if (!Kind) {
-          Mismatch();
-          continue;
-        }
-        Out.ScalarKind = *Kind;
-        Out.Value = A.Value;
+        Out.Value = A.Spec->Value;
       }
       K.Args.push_back(Out);
     }
-    if (!Fits)
-      return std::nullopt;
     return K;
   }
 
@@ -340,6 +220,7 @@ private:
     Files["tune_harness.cu"] = tuneHarnessSource();
     Files["kfuse_occupancy.h"] = occupancyHeaderSource();
     Files["kfuse_json.h"] = jsonHeaderSource();
+    Files["kfuse_element_types.def"] = elementTypesSource();
     Files["run.sh"] = tuneRunScript();
     OutputTransaction Written(Diags);
     Written.addInputs(ReadFiles);

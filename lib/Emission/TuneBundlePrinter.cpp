@@ -35,10 +35,10 @@ std::string number(double V) {
 void printArgs(llvm::raw_ostream &OS, const std::string &Table, const TuneKernel &K) {
   OS << "static const Arg " << Table << "[] = {\n";
   for (const TuneArgument &A : K.Args)
-    OS << "    {" << (A.Buffer ? "true" : "false") << ", " << A.ElementBytes << ", "
-       << (A.Floating ? "true" : "false") << ", " << A.Count << "ull, "
-       << (A.ConstantFill ? "true" : "false") << ", " << number(A.Low) << ", " << number(A.High)
-       << ", Scalar::" << A.ScalarKind << ", " << (A.Buffer ? "0" : A.Value) << "},\n";
+    OS << "    {" << (A.Buffer ? "true" : "false") << ", Scalar::" << elementEnumerator(A.Type)
+       << ", " << A.Count << "ull, " << (A.ConstantFill ? "true" : "false") << ", "
+       << number(A.Low) << ", " << number(A.High) << ", " << (A.Buffer ? "0" : A.Value)
+       << "},\n";
   if (K.Args.empty())
     OS << "    {}\n";
   OS << "};\n";
@@ -120,6 +120,8 @@ std::string tuneHarnessSource() { return HarnessSource; }
 std::string occupancyHeaderSource() { return OccupancySource; }
 
 std::string jsonHeaderSource() { return JsonSource; }
+
+std::string elementTypesSource() { return ElementTypesSource; }
 
 std::string tuneRunScript() {
   return R"sh(#!/usr/bin/env bash

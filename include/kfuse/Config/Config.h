@@ -30,12 +30,17 @@ struct ConfigPosition {
   unsigned Column = 0;
 };
 
-/// Element types of the buffers a launch spec can describe.
-enum class ElementType { F32, F64, I8, U8, I16, U16, I32, U32, I64, U64 };
+/// Element types of the buffers and scalars a launch spec can describe.
+enum class ElementType {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) Id,
+#include "kfuse/Config/ElementTypes.def"
+};
 
-/// Size in bytes and C++ spelling of an element type.
+/// Size in bytes, C++ spelling and enumerator name ("F32", as the tuning
+/// harness's Scalar has it) of an element type.
 unsigned elementBytes(ElementType T);
 const char *elementSpelling(ElementType T);
+const char *elementEnumerator(ElementType T);
 bool isFloating(ElementType T);
 
 /// How a buffer starts: random values in [Low, High) (integers: whole numbers

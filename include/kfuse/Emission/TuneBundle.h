@@ -21,13 +21,11 @@ namespace kfuse {
 /// One argument as the harness builds it.
 struct TuneArgument {
   bool Buffer = false;
-  unsigned ElementBytes = 0;
-  bool Floating = false;
+  ElementType Type = ElementType::I32; ///< A buffer's elements, or a scalar's type.
   unsigned long long Count = 0;
   bool ConstantFill = false;
   double Low = 0, High = 0;
-  std::string ScalarKind = "I32"; ///< kfuse_tune::Scalar enumerator, for scalars.
-  std::string Value = "0";        ///< For scalars, as written.
+  std::string Value = "0"; ///< For scalars, as written.
 };
 
 struct TuneKernel {
@@ -74,6 +72,10 @@ std::string tuneHarnessSource();
 std::string occupancyHeaderSource();
 /// kfuse_json.h: how the harness writes JSON strings.
 std::string jsonHeaderSource();
+
+/// kfuse's table of element types, which the harness generates its Scalar
+/// from: kfuse_element_types.def beside it.
+std::string elementTypesSource();
 std::string tuneRunScript();
 
 } // namespace kfuse

@@ -43,17 +43,39 @@ struct kfuse_launch {
   size_t shared_bytes;
 };
 
-enum class Scalar { I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
+// Element types, from kfuse's own table (kfuse_element_types.def).
+enum class Scalar {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) Id,
+#include "kfuse_element_types.def"
+};
+
+unsigned elementBytes(Scalar type) {
+  switch (type) {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) \
+  case Scalar::Id:                                          \
+    return Bytes;
+#include "kfuse_element_types.def"
+  }
+  return 0;
+}
+
+bool isFloating(Scalar type) {
+  switch (type) {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) \
+  case Scalar::Id:                                          \
+    return Floating;
+#include "kfuse_element_types.def"
+  }
+  return false;
+}
 
 struct Arg {
   bool buffer;
-  unsigned elem_bytes; // Buffers: element size. Scalars: see kind.
-  bool floating;
+  Scalar type; // A buffer's elements, or a scalar's type.
   unsigned long long count;
   bool constant_fill; // Else uniform in [low, high).
   double low, high;
-  Scalar kind;        // Scalars.
-  double value;       // Scalars.
+  double value; // Scalars.
 };
 
 struct Kernel {
@@ -225,18 +247,12 @@ template <typename T> void store(unsigned char *to, double v) {
   std::memcpy(to, &t, sizeof t);
 }
 
-void storeScalar(unsigned char *to, Scalar kind, double v) {
-  switch (kind) {
-  case Scalar::I8: return store<int8_t>(to, v);
-  case Scalar::U8: return store<uint8_t>(to, v);
-  case Scalar::I16: return store<int16_t>(to, v);
-  case Scalar::U16: return store<uint16_t>(to, v);
-  case Scalar::I32: return store<int32_t>(to, v);
-  case Scalar::U32: return store<uint32_t>(to, v);
-  case Scalar::I64: return store<int64_t>(to, v);
-  case Scalar::U64: return store<uint64_t>(to, v);
-  case Scalar::F32: return store<float>(to, v);
-  case Scalar::F64: return store<double>(to, v);
+void storeScalar(unsigned char *to, Scalar type, double v) {
+  switch (type) {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) \
+  case Scalar::Id:                                          \
+    return store<CType>(to, v);
+#include "kfuse_element_types.def"
   }
 }
 
@@ -244,15 +260,15 @@ void fill(std::vector<unsigned char> &bytes, const Arg &a, std::mt19937_64 &rng)
   std::uniform_real_distribution<double> real(a.low, a.high);
   for (unsigned long long i = 0; i < a.count; ++i) {
     double v = a.constant_fill ? a.low : real(rng);
-    if (!a.floating)
+    if (!isFloating(a.type))
       v = std::floor(v);
-    unsigned char *to = bytes.data() + i * a.elem_bytes;
-    if (a.floating) {
-      a.elem_bytes == 4 ? store<float>(to, v) : store<double>(to, v);
+    unsigned char *to = bytes.data() + i * elementBytes(a.type);
+    if (isFloating(a.type)) {
+      storeScalar(to, a.type, v);
     } else {
       // The low bytes of a 64-bit integer: right for signed and unsigned alike.
       int64_t whole = static_cast<int64_t>(v);
-      std::memcpy(to, &whole, a.elem_bytes);
+      std::memcpy(to, &whole, elementBytes(a.type));
     }
   }
 }
@@ -272,11 +288,11 @@ Inputs makeInputs(const Fusion &f, unsigned seed) {
     for (unsigned i = 0; i < kn.nargs; ++i) {
       const Arg &a = kn.args[i];
       if (a.buffer) {
-        in.pristine[k][i].resize(a.count * a.elem_bytes);
+        in.pristine[k][i].resize(a.count * elementBytes(a.type));
         fill(in.pristine[k][i], a, rng);
-        CHECK(cudaMalloc(&in.device[k][i], a.count * a.elem_bytes));
+        CHECK(cudaMalloc(&in.device[k][i], a.count * elementBytes(a.type)));
       } else {
-        storeScalar(in.scalars[k][i].data(), a.kind, a.value);
+        storeScalar(in.scalars[k][i].data(), a.type, a.value);
       }
     }
     for (unsigned i = 0; i < kn.nargs; ++i)
@@ -322,13 +338,14 @@ unsigned long long mismatches(const Fusion &f, const std::vector<std::vector<uns
       const std::vector<unsigned char> &g = got[b], &w = want[b];
       ++b;
       for (unsigned long long e = 0; e < a.count; ++e) {
-        const unsigned char *ge = g.data() + e * a.elem_bytes, *we = w.data() + e * a.elem_bytes;
-        if (!a.floating) {
-          bad += std::memcmp(ge, we, a.elem_bytes) != 0;
+        const unsigned bytes = elementBytes(a.type);
+        const unsigned char *ge = g.data() + e * bytes, *we = w.data() + e * bytes;
+        if (!isFloating(a.type)) {
+          bad += std::memcmp(ge, we, bytes) != 0;
           continue;
         }
         double x, y;
-        if (a.elem_bytes == 4) {
+        if (bytes == 4) {
           float fx, fy;
           std::memcpy(&fx, ge, 4);
           std::memcpy(&fy, we, 4);
