@@ -317,4 +317,58 @@ bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &D
   return Diags.errorCount() == Before;
 }
 
+const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Unit,
+                                         const std::string &ConfigPath, Reporter &Diags) {
+  KernelLookup Found = lookUpKernel(Unit, K.Kernel);
+  if (Found.Kernel)
+    return Found.Kernel;
+  auto Problem = [&](ID Id, ConfigPosition At, std::vector<std::string> Args) {
+    Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, ConfigPath);
+  };
+  clang::SourceManager &SM = Unit.getSourceManager();
+  if (const clang::FunctionDecl *Declared = Found.Template ? nullptr
+                                            : findDeclaredOnlyKernel(Unit, K.Kernel)) {
+    Problem(ID::KernelNotDefined, K.Position, {K.ResolvedFile, K.Kernel});
+    Diags.report(Declared->getLocation(), SM, ID::NoteDeclaredHere) << K.Kernel;
+    return nullptr;
+  }
+  if (!Found.Template) {
+    Problem(ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
+    for (const clang::FunctionDecl *Other : findKernels(Unit))
+      Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate)
+          << Other->getQualifiedNameAsString();
+    return nullptr;
+  }
+  std::string Name = Found.Template->getQualifiedNameAsString();
+  if (K.Kernel.find('<') == std::string::npos) {
+    std::string Uses = Found.Instantiations.empty()
+                           ? "'" + K.File + "' instantiates none"
+                           : "'" + K.File + "' uses '" + Found.Instantiations.front() + "'";
+    Problem(ID::TemplateNotInstantiated, K.Position, {Name, Uses});
+    return nullptr;
+  }
+  std::string Args = K.Kernel.substr(std::min(K.Kernel.find('<') + 1, K.Kernel.size()));
+  if (!Args.empty() && Args.back() == '>')
+    Args.pop_back();
+  Problem(ID::TemplateNeverUsed, K.Position, {Name, K.File, Args});
+  for (const std::string &Spelled : Found.Instantiations)
+    Diags.report(Found.Template->getLocation(), SM, ID::NoteKernelCandidate) << Spelled;
+  return nullptr;
+}
+
+bool checkLaunchBounds(const std::vector<FusionMember> &Members,
+                       const std::vector<unsigned> &RangeSizes, Reporter &Diags) {
+  bool Ok = true;
+  for (size_t I = 0; I < Members.size(); ++I) {
+    const KernelModel &Model = Members[I].Model;
+    if (Model.LaunchBoundsMaxThreads && RangeSizes[I] > *Model.LaunchBoundsMaxThreads) {
+      Diags.report(Model.Decl->getLocation(), Members[I].Unit->getSourceManager(),
+                   ID::LaunchBoundsExceeded)
+          << Model.Name << RangeSizes[I] << *Model.LaunchBoundsMaxThreads;
+      Ok = false;
+    }
+  }
+  return Ok;
+}
+
 } // namespace kfuse

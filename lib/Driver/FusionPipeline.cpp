@@ -3,7 +3,6 @@
 #include "FusionPipeline.h"
 #include "Support.h"
 
-#include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"
@@ -94,11 +93,9 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
       problem(ID::NoteKernelEntryReads, K.Position, {K.Id, K.File});
     return std::nullopt;
   }
-  KernelLookup Found = lookUpKernel(*Unit, K.Kernel);
-  if (!Found.Kernel) {
-    reportMissingKernel(K, *Unit, Found);
+  const clang::FunctionDecl *Kernel = resolveKernel(K, *Unit, C.Path, Diags);
+  if (!Kernel)
     return std::nullopt;
-  }
   Names.reserveIdentifiersOf(*Unit);
   std::shared_ptr<FunctionModels> &Helpers = HelperModels[Unit];
   if (!Helpers)
@@ -107,42 +104,10 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
   if (!Variables)
     Variables = std::make_shared<const std::map<const clang::VarDecl *, DeviceVariable>>(
         analyzeDeviceVariables(*Unit));
-  FusionMember M{&K, Unit, analyzeKernel(*Unit, *Found.Kernel, Parser.rejected(*Unit)), Helpers};
+  FusionMember M{&K, Unit, analyzeKernel(*Unit, *Kernel, Parser.rejected(*Unit)), Helpers};
   M.Variables = Variables;
   M.SameUnit = C.replaces(K.ResolvedFile);
   return M;
-}
-
-void FusionPipeline::reportMissingKernel(const KernelSpec &K, clang::ASTUnit &Unit,
-                                       const KernelLookup &Found) {
-  clang::SourceManager &SM = Unit.getSourceManager();
-  if (const clang::FunctionDecl *Declared = Found.Template ? nullptr
-                                            : findDeclaredOnlyKernel(Unit, K.Kernel)) {
-    problem(ID::KernelNotDefined, K.Position, {K.ResolvedFile, K.Kernel});
-    Diags.report(Declared->getLocation(), SM, ID::NoteDeclaredHere) << K.Kernel;
-    return;
-  }
-  if (!Found.Template) {
-    problem(ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
-    for (const clang::FunctionDecl *Other : findKernels(Unit))
-      Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate)
-          << Other->getQualifiedNameAsString();
-    return;
-  }
-  std::string Name = Found.Template->getQualifiedNameAsString();
-  if (K.Kernel.find('<') == std::string::npos) {
-    std::string Uses = Found.Instantiations.empty()
-                           ? "'" + K.File + "' instantiates none"
-                           : "'" + K.File + "' uses '" + Found.Instantiations.front() + "'";
-    problem(ID::TemplateNotInstantiated, K.Position, {Name, Uses});
-    return;
-  }
-  std::string Args = K.Kernel.substr(std::min(K.Kernel.find('<') + 1, K.Kernel.size()));
-  if (!Args.empty() && Args.back() == '>')
-    Args.pop_back();
-  problem(ID::TemplateNeverUsed, K.Position, {Name, K.File, Args});
-  for (const std::string &Spelled : Found.Instantiations)
-    Diags.report(Found.Template->getLocation(), SM, ID::NoteKernelCandidate) << Spelled;
 }
 
 std::vector<FusionPipeline::MemberGroup> FusionPipeline::groupsOf(const FusionSpec &F) const {
@@ -269,7 +234,10 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
       Expanded.Ranges.push_back(R);
     }
   PartitionPlan Laid = Layout.Vertical ? vertically(Expanded) : Expanded;
-  if (!respectsLaunchBounds(Members, Laid))
+  std::vector<unsigned> Sizes;
+  for (const ThreadRange &R : Laid.Ranges)
+    Sizes.push_back(R.Size);
+  if (!checkLaunchBounds(Members, Sizes, Diags))
     return std::nullopt;
   std::optional<FusedKernel> K =
       fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
@@ -330,25 +298,6 @@ std::vector<BlockLoop> FusionPipeline::blockLoops(const std::vector<MemberGroup>
   }
   return Loops;
 }
-
-/// A kernel compiled for at most N threads per block may use more
-/// registers per thread than a larger range can get.
-bool FusionPipeline::respectsLaunchBounds(const std::vector<FusionMember> &Members,
-                                        const PartitionPlan &Plan) {
-  bool Ok = true;
-  for (size_t I = 0; I < Members.size(); ++I) {
-    const KernelModel &Model = Members[I].Model;
-    unsigned Size = Plan.Ranges[I].Size;
-    if (Model.LaunchBoundsMaxThreads && Size > *Model.LaunchBoundsMaxThreads) {
-      Diags.report(Model.Decl->getLocation(), Members[I].Unit->getSourceManager(),
-                   ID::LaunchBoundsExceeded)
-          << Model.Name << Size << *Model.LaunchBoundsMaxThreads;
-      Ok = false;
-    }
-  }
-  return Ok;
-}
-
 
 std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use) {
   std::vector<Preamble> Result;

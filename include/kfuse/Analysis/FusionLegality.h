@@ -55,6 +55,19 @@ bool checkGridMode(const std::vector<FusionMember> &Members, GridMode Grid,
 /// Whether checkGridMode refuses every grid but the one as launched.
 bool pollsOtherBlocks(const std::vector<FusionMember> &Members);
 
+/// The kernel \p K names in \p Unit; or null after reporting, at the
+/// config, why the name finds none: the file only declares it, names no
+/// such kernel (its kernels are noted), or no instantiation of a template
+/// kernel matches.
+const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Unit,
+                                         const std::string &ConfigPath, Reporter &Diags);
+
+/// Whether each member fits the range of \p RangeSizes threads it gets: a
+/// kernel compiled for at most N threads per block may use more registers
+/// per thread than a larger range can get. Reports each one that does not.
+bool checkLaunchBounds(const std::vector<FusionMember> &Members,
+                       const std::vector<unsigned> &RangeSizes, Reporter &Diags);
+
 /// Reports, at its source, every construct that keeps the members from being
 /// fused horizontally without deadlock, race or a change of result. Returns
 /// true when there is none.
