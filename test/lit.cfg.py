@@ -15,6 +15,13 @@ config.environment["PATH"] = os.pathsep.join(
 config.environment["HOME"] = os.environ.get("HOME", "/tmp")
 
 kfuse = os.path.join(config.kfuse_binary_dir, "bin", "kfuse")
+# A CUDA toolkit: nvcc compiles what kfuse emits, and its headers are what
+# kfuse parses kernels against. Tests that need either say `REQUIRES: nvcc`;
+# without one the suite still configures and runs the rest.
+if config.nvcc and os.path.isfile(config.nvcc) and os.access(config.nvcc, os.X_OK):
+    config.available_features.add("nvcc")
+else:
+    lit_config.note("no nvcc found: tests that need a CUDA toolkit are unsupported")
 config.substitutions.append(("%kfuse", kfuse))
 # Every emitted file is compiled for Hopper in the test that emits it, and
 # linked beside the objects of the original sources (position-independent,
