@@ -49,9 +49,9 @@ Group groupOf(QualType T) {
     G.Size = static_cast<unsigned>(Args[0].getAsIntegral().getZExtValue());
   if (Args.size() > 1 && Args[1].getKind() == TemplateArgument::Type) {
     QualType Parent = Args[1].getAsType();
-    G.Parent = Parent->isVoidType()                              ? Group::Void
+    G.Parent = Parent->isVoidType()                       ? Group::Void
                : groupOf(Parent).Type == GroupType::Block ? Group::Block
-                                                               : Group::Other;
+                                                          : Group::Other;
   }
   return G;
 }

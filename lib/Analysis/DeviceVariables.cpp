@@ -38,8 +38,7 @@ bool onlyReads(const std::vector<const Stmt *> &Parents) {
       return false;
     }
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Parent)) {
-      if (Subscript->getBase()->IgnoreParenImpCasts() == Child ||
-          Subscript->getBase() == Child)
+      if (Subscript->getBase()->IgnoreParenImpCasts() == Child || Subscript->getBase() == Child)
         continue;
       return true; // Used as the index: read.
     }
@@ -74,11 +73,21 @@ public:
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitLambdaBody() const { return true; }
 
-  bool TraverseFunctionDecl(FunctionDecl *F) { return inFunction(F, [&] { return Base::TraverseFunctionDecl(F); }); }
-  bool TraverseCXXMethodDecl(CXXMethodDecl *F) { return inFunction(F, [&] { return Base::TraverseCXXMethodDecl(F); }); }
-  bool TraverseCXXConstructorDecl(CXXConstructorDecl *F) { return inFunction(F, [&] { return Base::TraverseCXXConstructorDecl(F); }); }
-  bool TraverseCXXDestructorDecl(CXXDestructorDecl *F) { return inFunction(F, [&] { return Base::TraverseCXXDestructorDecl(F); }); }
-  bool TraverseCXXConversionDecl(CXXConversionDecl *F) { return inFunction(F, [&] { return Base::TraverseCXXConversionDecl(F); }); }
+  bool TraverseFunctionDecl(FunctionDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseFunctionDecl(F); });
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXMethodDecl(F); });
+  }
+  bool TraverseCXXConstructorDecl(CXXConstructorDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXConstructorDecl(F); });
+  }
+  bool TraverseCXXDestructorDecl(CXXDestructorDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXDestructorDecl(F); });
+  }
+  bool TraverseCXXConversionDecl(CXXConversionDecl *F) {
+    return inFunction(F, [&] { return Base::TraverseCXXConversionDecl(F); });
+  }
 
   bool TraverseStmt(Stmt *S) {
     if (!S)

@@ -73,8 +73,7 @@ public:
     return true;
   }
   bool VisitTemplateSpecializationTypeLoc(clang::TemplateSpecializationTypeLoc TL) {
-    if (const clang::TemplateDecl *T =
-            TL.getTypePtr()->getTemplateName().getAsTemplateDecl())
+    if (const clang::TemplateDecl *T = TL.getTypePtr()->getTemplateName().getAsTemplateDecl())
       add(TL.getTemplateNameLoc(), T);
     return true;
   }
@@ -149,8 +148,8 @@ std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit) {
     clang::OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
     if (!Entry || SM.isInSystemHeader(Begin))
       continue;
-    clang::CharSourceRange Range = clang::CharSourceRange::getTokenRange(
-        Begin, MI->getDefinitionEndLoc());
+    clang::CharSourceRange Range =
+        clang::CharSourceRange::getTokenRange(Begin, MI->getDefinitionEndLoc());
     UserMacro M;
     M.Definition = clang::Lexer::getSourceText(Range, SM, Unit.getLangOpts()).str();
     M.Normalized = normalized(M.Definition);

@@ -94,8 +94,8 @@ public:
     for (unsigned D = 0; D < 3; ++D) {
       bool Absent = !Coefficient.count(ThreadDigits[D]);
       if (Absent && Block[D] > 1 && !F.proves(IndexExpr() - IndexExpr::symbol(ThreadDigits[D]))) {
-        Why = "all threads that differ only in " + ThreadDigits[D].str() +
-              " would write one element";
+        Why =
+            "all threads that differ only in " + ThreadDigits[D].str() + " would write one element";
         return false;
       }
       if (!Coefficient.count(BlockDigits[D])) {
@@ -156,8 +156,8 @@ public:
         if (!Rest)
           return std::nullopt;
         // Round to the nearest multiple, so a small shift stays small.
-        int64_t N = (*Rest >= 0 ? *Rest + std::llabs(Coef) / 2 : *Rest - std::llabs(Coef) / 2) /
-                    Coef;
+        int64_t N =
+            (*Rest >= 0 ? *Rest + std::llabs(Coef) / 2 : *Rest - std::llabs(Coef) / 2) / Coef;
         Shift[D] = N;
         Delta = Delta - IndexExpr::constant(N * Coef);
         continue;
@@ -199,8 +199,7 @@ public:
       if (!Shift[D])
         continue;
       IndexExpr T = IndexExpr::symbol(ThreadDigits[D]) + IndexExpr::constant(Shift[D]);
-      if (!F.proves(T) ||
-          !F.proves(IndexExpr::constant(Block[D] - 1) - T)) {
+      if (!F.proves(T) || !F.proves(IndexExpr::constant(Block[D] - 1) - T)) {
         CrossBlock = true;
         Why = "nothing keeps " + ThreadDigits[D].str() + " + " + std::to_string(Shift[D]) +
               " inside the block of " + std::to_string(Block[D]);
@@ -297,8 +296,7 @@ private:
     if (I < Members.size())
       for (const clang::ParmVarDecl *P : Members[I]->Model.Params)
         if (P->getName() == R.Param &&
-            (Pointer ? P->getType()->isPointerType()
-                     : P->getType()->isIntegralOrEnumerationType()))
+            (Pointer ? P->getType()->isPointerType() : P->getType()->isIntegralOrEnumerationType()))
           return MemberParam{I, P};
     configProblem(ID::FlowParam, R.Position,
                   {R.spelling(), Pointer ? "pointer" : "integer", R.Kernel});
@@ -332,8 +330,8 @@ private:
       for (const auto &[Ref, P] : Found) {
         if (typeText(P.Param->getType()) != typeText(Rep.Param->getType())) {
           configProblem(ID::FlowTypeMismatch, Ref->Position,
-                        {Ref->spelling(), typeText(P.Param->getType()),
-                         First->first->spelling(), typeText(Rep.Param->getType())});
+                        {Ref->spelling(), typeText(P.Param->getType()), First->first->spelling(),
+                         typeText(Rep.Param->getType())});
           Ok = false;
           continue;
         }
@@ -548,11 +546,10 @@ private:
       return false;
     };
     for (const FlowSpec &Other : F.Flows)
-      if (&Other != &Flow &&
-          (Other.From.spelling() == Flow.From.spelling() ||
-           Other.From.spelling() == Flow.To.spelling()))
-        return Elsewhere("'" + Other.To.Kernel + "' reads it too, through '" +
-                         Other.To.spelling() + "'");
+      if (&Other != &Flow && (Other.From.spelling() == Flow.From.spelling() ||
+                              Other.From.spelling() == Flow.To.spelling()))
+        return Elsewhere("'" + Other.To.Kernel + "' reads it too, through '" + Other.To.spelling() +
+                         "'");
     for (const Side &E : Earlier)
       if (E.Access->reads())
         return Elsewhere("'" + E.Kernel + "' reads it at '" + E.Access->Text + "'");
@@ -563,8 +560,8 @@ private:
     if (Earlier.empty())
       return Elsewhere("'" + Flow.From.Kernel + "' never writes it");
     if (Barrier)
-      return NotPrivate(Later.front(), "'" + Later.front().Kernel +
-                                           "' reads elements other threads wrote");
+      return NotPrivate(Later.front(),
+                        "'" + Later.front().Kernel + "' reads elements other threads wrote");
     RegisterTemporary R;
     R.Name = Name;
     R.ToName = Flow.To.spelling();

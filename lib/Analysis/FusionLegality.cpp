@@ -93,9 +93,9 @@ private:
   }
 
   void reportRejected(const clang::FunctionDecl &F, const Rejection &Why) {
-    report(Why.Loc, ID::ClangRejects) << M.Model.Name << F.getQualifiedNameAsString()
-                                      << CLANG_VERSION_STRING << (&F != M.Model.Decl)
-                                      << Why.Message;
+    report(Why.Loc, ID::ClangRejects)
+        << M.Model.Name << F.getQualifiedNameAsString() << CLANG_VERSION_STRING
+        << (&F != M.Model.Decl) << Why.Message;
   }
 
   void checkBody(const KernelModel &Model) {
@@ -326,8 +326,8 @@ const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Un
     Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, ConfigPath);
   };
   clang::SourceManager &SM = Unit.getSourceManager();
-  if (const clang::FunctionDecl *Declared = Found.Template ? nullptr
-                                            : findDeclaredOnlyKernel(Unit, K.Kernel)) {
+  if (const clang::FunctionDecl *Declared =
+          Found.Template ? nullptr : findDeclaredOnlyKernel(Unit, K.Kernel)) {
     Problem(ID::KernelNotDefined, K.Position, {K.ResolvedFile, K.Kernel});
     Diags.report(Declared->getLocation(), SM, ID::NoteDeclaredHere) << K.Kernel;
     return nullptr;

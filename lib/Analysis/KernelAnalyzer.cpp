@@ -9,8 +9,8 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/Basic/CharInfo.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Lex/PreprocessingRecord.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/Regex.h"
@@ -97,8 +97,7 @@ AsmBarrier parseAsmBarrier(const GCCAsmStmt &Asm) {
     size_t IdIndex = Reduction ? 1 : 0;
     size_t NeedOperands = Reduction ? 4 : 2; // With an explicit thread count.
     unsigned Id = 0;
-    if (Operands.size() != NeedOperands || Operands[IdIndex].trim().getAsInteger(10, Id) ||
-        Id == 0)
+    if (Operands.size() != NeedOperands || Operands[IdIndex].trim().getAsInteger(10, Id) || Id == 0)
       Result.Partial = false;
     else
       Result.Ids.push_back(Id);
@@ -286,7 +285,9 @@ public:
 
   bool shouldVisitLambdaBody() const { return true; }
 
-  bool TraverseForStmt(ForStmt *S) { return inLoop(S, [&] { return Base::TraverseForStmt(S); }); }
+  bool TraverseForStmt(ForStmt *S) {
+    return inLoop(S, [&] { return Base::TraverseForStmt(S); });
+  }
   bool VisitStmt(Stmt *S) {
     if (const Expr *Read = LambdaDepth == 0 ? pollingRead(loopCondition(S)) : nullptr)
       Model.SpinWaits.push_back(Read);
@@ -295,7 +296,9 @@ public:
   bool TraverseWhileStmt(WhileStmt *S) {
     return inLoop(S, [&] { return Base::TraverseWhileStmt(S); });
   }
-  bool TraverseDoStmt(DoStmt *S) { return inLoop(S, [&] { return Base::TraverseDoStmt(S); }); }
+  bool TraverseDoStmt(DoStmt *S) {
+    return inLoop(S, [&] { return Base::TraverseDoStmt(S); });
+  }
   bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) {
     return inLoop(S, [&] { return Base::TraverseCXXForRangeStmt(S); });
   }

@@ -47,8 +47,7 @@ uint64_t KernelModel::staticSharedBytes() const {
   return Bytes;
 }
 
-std::vector<std::pair<const Return *, const Barrier *>>
-KernelModel::returnsBeforeBarriers() const {
+std::vector<std::pair<const Return *, const Barrier *>> KernelModel::returnsBeforeBarriers() const {
   std::vector<std::pair<const Return *, const Barrier *>> Hazards;
   const clang::SourceManager &SM = Decl->getASTContext().getSourceManager();
   for (const Return &R : Returns) {
@@ -67,9 +66,8 @@ KernelModel::returnsBeforeBarriers() const {
 }
 
 bool KernelModel::synchronizes() const {
-  return !Barriers.empty() || std::any_of(Calls.begin(), Calls.end(), [](const CallSite &C) {
-           return C.Effect.Synchronizes;
-         });
+  return !Barriers.empty() || std::any_of(Calls.begin(), Calls.end(),
+                                          [](const CallSite &C) { return C.Effect.Synchronizes; });
 }
 
 std::vector<unsigned> KernelModel::asmBarrierIds() const {

@@ -81,8 +81,8 @@ bool bufferFits(clang::ASTContext &AST, clang::QualType Pointee, unsigned Bytes)
   if (Pointee->isArithmeticType())
     return Size == Bytes;
   const auto *Record = Pointee->getAsCXXRecordDecl();
-  bool Plain = Pointee->isVectorType() ||
-               (Record && !Record->isPolymorphic() && !hasPointers(AST, Pointee));
+  bool Plain =
+      Pointee->isVectorType() || (Record && !Record->isPolymorphic() && !hasPointers(AST, Pointee));
   return Plain && Size % Bytes == 0;
 }
 
@@ -116,8 +116,8 @@ checkLaunchArguments(const FusionMember &M, const std::string &ConfigPath, Repor
       Checked.push_back({&A, *Type});
       continue;
     }
-    std::string What = A.IsBuffer ? std::string("a buffer of ") + elementSpelling(A.Type)
-                                  : "the value " + A.Value;
+    std::string What =
+        A.IsBuffer ? std::string("a buffer of ") + elementSpelling(A.Type) : "the value " + A.Value;
     Problem(ID::TuneArgMismatch, A.Position,
             {std::to_string(I + 1), Spec.Id, What, P->getNameAsString(),
              P->getType().getAsString(AST.getPrintingPolicy())});

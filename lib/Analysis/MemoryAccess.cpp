@@ -149,9 +149,7 @@ private:
     return Collapsed;
   }
 
-  IndexExpr opaque(const Expr *E) {
-    return IndexExpr::symbol(Symbol::opaque(text(E), Unique++));
-  }
+  IndexExpr opaque(const Expr *E) { return IndexExpr::symbol(Symbol::opaque(text(E), Unique++)); }
 
   BufferAccesses &buffer(const ParmVarDecl *P) {
     for (BufferAccesses &B : Result.Buffers)
@@ -304,13 +302,26 @@ private:
       return {unknown(E, Negated)};
     if (Negated) {
       switch (Op) {
-      case BO_LT: Op = BO_GE; break;
-      case BO_LE: Op = BO_GT; break;
-      case BO_GT: Op = BO_LE; break;
-      case BO_GE: Op = BO_LT; break;
-      case BO_EQ: Op = BO_NE; break;
-      case BO_NE: Op = BO_EQ; break;
-      default: break;
+      case BO_LT:
+        Op = BO_GE;
+        break;
+      case BO_LE:
+        Op = BO_GT;
+        break;
+      case BO_GT:
+        Op = BO_LE;
+        break;
+      case BO_GE:
+        Op = BO_LT;
+        break;
+      case BO_EQ:
+        Op = BO_NE;
+        break;
+      case BO_NE:
+        Op = BO_EQ;
+        break;
+      default:
+        break;
       }
     }
     IndexExpr One = IndexExpr::constant(1);
@@ -437,10 +448,10 @@ private:
   /// for (int i = Init; cond; i += Step) with i changed only by the increment.
   std::optional<std::pair<const VarDecl *, IndexExpr>> canonicalLoop(const ForStmt &For) {
     const auto *Decl = dyn_cast_or_null<DeclStmt>(For.getInit());
-    const auto *V = Decl && Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl())
-                                                 : nullptr;
-    if (!V || !V->getInit() || !V->getType()->isIntegralOrEnumerationType() ||
-        Mutations[V] != 1 || !For.getInc())
+    const auto *V =
+        Decl && Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl()) : nullptr;
+    if (!V || !V->getInit() || !V->getType()->isIntegralOrEnumerationType() || Mutations[V] != 1 ||
+        !For.getInc())
       return std::nullopt;
     const Expr *Inc = For.getInc()->IgnoreParenImpCasts();
     auto IsV = [&](const Expr *E) {
@@ -448,7 +459,8 @@ private:
       return Ref && Ref->getDecl() == V;
     };
     std::optional<IndexExpr> Step;
-    if (const auto *U = dyn_cast<UnaryOperator>(Inc); U && U->isIncrementOp() && IsV(U->getSubExpr()))
+    if (const auto *U = dyn_cast<UnaryOperator>(Inc);
+        U && U->isIncrementOp() && IsV(U->getSubExpr()))
       Step = IndexExpr::constant(1);
     if (const auto *B = dyn_cast<CompoundAssignOperator>(Inc);
         B && B->getOpcode() == BO_AddAssign && IsV(B->getLHS()))
@@ -532,8 +544,8 @@ private:
     }
     if (const auto *B = dyn_cast<BinaryOperator>(E)) {
       if (B->isAssignmentOp()) {
-        walkExpr(B->getLHS(), B->isCompoundAssignmentOp() ? AccessKind::ReadWrite
-                                                          : AccessKind::Write);
+        walkExpr(B->getLHS(),
+                 B->isCompoundAssignmentOp() ? AccessKind::ReadWrite : AccessKind::Write);
         walkExpr(B->getRHS(), AccessKind::Read);
         return;
       }
@@ -546,10 +558,8 @@ private:
     }
     if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
       walkExpr(C->getCond(), AccessKind::Read);
-      underConditions(conditionsOf(C->getCond(), false),
-                      [&] { walkExpr(C->getTrueExpr(), Role); });
-      underConditions(conditionsOf(C->getCond(), true),
-                      [&] { walkExpr(C->getFalseExpr(), Role); });
+      underConditions(conditionsOf(C->getCond(), false), [&] { walkExpr(C->getTrueExpr(), Role); });
+      underConditions(conditionsOf(C->getCond(), true), [&] { walkExpr(C->getFalseExpr(), Role); });
       return;
     }
     if (const auto *Call = dyn_cast<CallExpr>(E))

@@ -5,8 +5,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
@@ -15,10 +15,14 @@ namespace kfuse {
 
 const char *gridModeName(GridMode M) {
   switch (M) {
-  case GridMode::AsLaunched: return "as-launched";
-  case GridMode::Persistent: return "persistent";
-  case GridMode::Dynamic: return "dynamic";
-  case GridMode::Proportional: return "proportional";
+  case GridMode::AsLaunched:
+    return "as-launched";
+  case GridMode::Persistent:
+    return "persistent";
+  case GridMode::Dynamic:
+    return "dynamic";
+  case GridMode::Proportional:
+    return "proportional";
   }
   return "";
 }
@@ -62,7 +66,7 @@ std::vector<std::string> Config::kernelsOf(const FusionSpec &F) const {
 
 unsigned elementBytes(ElementType T) {
   switch (T) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
   case ElementType::Id:                                                                            \
     return Bytes;
 #include "kfuse/Config/ElementTypes.def"
@@ -72,7 +76,7 @@ unsigned elementBytes(ElementType T) {
 
 const char *elementSpelling(ElementType T) {
   switch (T) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
   case ElementType::Id:                                                                            \
     return #CType;
 #include "kfuse/Config/ElementTypes.def"
@@ -82,7 +86,7 @@ const char *elementSpelling(ElementType T) {
 
 const char *elementEnumerator(ElementType T) {
   switch (T) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
   case ElementType::Id:                                                                            \
     return #Id;
 #include "kfuse/Config/ElementTypes.def"
@@ -92,7 +96,7 @@ const char *elementEnumerator(ElementType T) {
 
 bool isFloating(ElementType T) {
   switch (T) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                        \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
   case ElementType::Id:                                                                            \
     return Floating;
 #include "kfuse/Config/ElementTypes.def"
@@ -165,8 +169,8 @@ public:
     try {
       Root = YAML::Load(Text);
     } catch (const YAML::ParserException &E) {
-      problem(ID::ConfigSyntax, {static_cast<unsigned>(E.mark.line + 1),
-                                 static_cast<unsigned>(E.mark.column + 1)},
+      problem(ID::ConfigSyntax,
+              {static_cast<unsigned>(E.mark.line + 1), static_cast<unsigned>(E.mark.column + 1)},
               {E.msg});
       Result.Problems = std::move(Problems);
       return Result;
@@ -323,8 +327,8 @@ private:
   }
 
   std::optional<KernelSpec> readKernel(const YAML::Node &N) {
-    checkKeys(N, "a kernel entry", {"name", "file", "kernel", "block", "any_block_size", "any_grid",
-                                     "launch"});
+    checkKeys(N, "a kernel entry",
+              {"name", "file", "kernel", "block", "any_block_size", "any_grid", "launch"});
     KernelSpec K;
     K.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a kernel entry");
@@ -540,8 +544,7 @@ private:
 
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
     checkKeys(N, "a fusion entry",
-              {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows",
-               "same"});
+              {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows", "same"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -571,7 +574,8 @@ private:
     if (YAML::Node Partition = N["partition"]) {
       F.PartitionPosition = positionOf(Partition);
       if (!Partition.IsSequence() || Partition.size() == 0) {
-        problem(ID::ConfigBadValue, positionOf(Partition), {"partition", "a list of thread counts"});
+        problem(ID::ConfigBadValue, positionOf(Partition),
+                {"partition", "a list of thread counts"});
         Ok = false;
       } else {
         for (const YAML::Node &P : Partition) {
@@ -758,8 +762,8 @@ private:
 
   /// A list of 1 to 3 positive integers (or one integer) under \p Key; how
   /// many were given.
-  std::optional<unsigned> readDims(const YAML::Node &Map, const char *Key,
-                                   const std::string &What, std::array<unsigned, 3> &Out,
+  std::optional<unsigned> readDims(const YAML::Node &Map, const char *Key, const std::string &What,
+                                   std::array<unsigned, 3> &Out,
                                    const std::array<uint64_t, 3> &Limits) {
     YAML::Node N = Map[Key];
     if (!N) {
@@ -811,8 +815,8 @@ private:
         Ok = false;
       } else if (BrokenKernels.count(K.Scalar())) {
         Ok = false;
-      } else if (const FusionSpec *Inner = C.findKernel(K.Scalar()) ? nullptr
-                                                                  : C.findFusion(K.Scalar())) {
+      } else if (const FusionSpec *Inner =
+                     C.findKernel(K.Scalar()) ? nullptr : C.findFusion(K.Scalar())) {
         // A vertical chain runs as one kernel of a horizontal fusion.
         if (F.Mode != FusionMode::Horizontal || Inner->Mode != FusionMode::Vertical) {
           problem(ID::ConfigBadValue, positionOf(K), {"kernels", Expected});

@@ -160,7 +160,9 @@ private:
   void sayDefaultGrid(const Config &C, const FusionSpec &F, bool BlocksWait) {
     GridChoice Choice = chooseGrid(C, F, BlocksWait);
     if (Choice.Default)
-      Diags.report({{ID::GridDefault, F.Position.Line, F.Position.Column,
+      Diags.report({{ID::GridDefault,
+                     F.Position.Line,
+                     F.Position.Column,
                      {F.Name, gridModeName(Choice.Mode), Choice.Why}}},
                    C.Path);
   }
@@ -176,7 +178,9 @@ private:
         for (const FusedParam &P : S.Params) {
           const PortableParam &Q = P.Portable;
           if (!Q.LocalType.empty())
-            Diags.report({{ID::HeaderLocalType, Q.Line, Q.Column,
+            Diags.report({{ID::HeaderLocalType,
+                           Q.Line,
+                           Q.Column,
                            {Q.OriginalName, S.KernelName, Q.LocalType, Q.LocalTypeFile}}},
                          Q.File);
           for (const std::string &H : Q.Headers) {
@@ -185,8 +189,8 @@ private:
               Includes.push_back(Directive);
           }
         }
-    std::string Guard = "KFUSE_" + llvm::StringRef(identifierFrom(llvm::sys::path::filename(Path)))
-                                       .upper();
+    std::string Guard =
+        "KFUSE_" + llvm::StringRef(identifierFrom(llvm::sys::path::filename(Path))).upper();
     return printLauncherHeader(File, Guard, Includes);
   }
 };

@@ -61,9 +61,8 @@ void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
     }
     Resolved.push_back(Ok);
   }
-  std::stable_partition(Inputs.begin(), Inputs.end(), [&](const auto &In) {
-    return C.replaces(In.first->ResolvedFile);
-  });
+  std::stable_partition(Inputs.begin(), Inputs.end(),
+                        [&](const auto &In) { return C.replaces(In.first->ResolvedFile); });
   std::vector<std::pair<clang::ASTUnit *, const DeviceVariables *>> Units;
   for (const auto &[Spec, Unit] : Inputs)
     Units.push_back({Unit, DeviceVariablesOf.at(Unit).get()});
@@ -204,8 +203,8 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical && !Request.Stacked &&
                   !runsOnFusedGrid(G, Members, Grid, Layout.Vertical);
     bool Waits = Looped && Grid == GridMode::Dynamic && G.Count == 1;
-    PartitionMember P{G.Name, 0, G.Count == 1 && Members[G.First].Spec->AnyBlockSize, Waits, {},
-                      Looped && G.Count > 1};
+    PartitionMember P{G.Name, 0,  G.Count == 1 && Members[G.First].Spec->AnyBlockSize,
+                      Waits,  {}, Looped && G.Count > 1};
     for (size_t J = G.First; J < G.First + G.Count; ++J) {
       const FusionMember &M = Members[J];
       P.BlockThreads = std::max(P.BlockThreads, M.Spec->blockThreads());
@@ -262,9 +261,8 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
 
 /// A kernel alone on its range that works with any 1-D grid needs no loop
 /// over its blocks on a persistent grid: it runs once, on the fused grid.
-bool FusionPipeline::runsOnFusedGrid(const MemberGroup &G,
-                                     const std::vector<FusionMember> &Members, GridMode Grid,
-                                     bool Vertical) {
+bool FusionPipeline::runsOnFusedGrid(const MemberGroup &G, const std::vector<FusionMember> &Members,
+                                     GridMode Grid, bool Vertical) {
   bool Persistent = Grid == GridMode::Persistent || Grid == GridMode::Dynamic;
   return Persistent && !Vertical && G.Count == 1 && Members[G.First].Spec->AnyGrid;
 }

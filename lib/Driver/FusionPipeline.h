@@ -11,15 +11,15 @@
 
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Config/Config.h"
-#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Frontend/SourceParser.h"
+#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
 
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,9 +30,9 @@ class Reporter;
 /// How one fused kernel is laid out; by default as the config says.
 struct FusionLayout {
   std::optional<std::vector<unsigned>> Threads; ///< Per kernel, instead of the config's.
-  bool Vertical = false;    ///< Every kernel from thread 0, one after the other.
-  std::string Name;         ///< Names the kernel and launcher; empty: the fusion's.
-  std::string MinBlocksPerSm; ///< Second __launch_bounds__ argument; empty: none.
+  bool Vertical = false;        ///< Every kernel from thread 0, one after the other.
+  std::string Name;             ///< Names the kernel and launcher; empty: the fusion's.
+  std::string MinBlocksPerSm;   ///< Second __launch_bounds__ argument; empty: none.
   std::optional<GridMode> Grid; ///< Instead of the config's.
   unsigned Waves = 1;           ///< For persistent grids: resident blocks times this.
 };

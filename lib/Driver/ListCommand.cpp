@@ -15,14 +15,13 @@
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
 
-#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 namespace kfuse {
-
 
 namespace {
 
@@ -138,8 +137,8 @@ private:
 
   std::string builtins(const KernelModel &M) const {
     std::string S;
-    for (BuiltinVar V : {BuiltinVar::ThreadIdx, BuiltinVar::BlockDim, BuiltinVar::BlockIdx,
-                         BuiltinVar::GridDim})
+    for (BuiltinVar V :
+         {BuiltinVar::ThreadIdx, BuiltinVar::BlockDim, BuiltinVar::BlockIdx, BuiltinVar::GridDim})
       if (M.uses(V))
         S += (S.empty() ? "" : ", ") + std::string(spelling(V));
     return S.empty() ? "none" : S;
@@ -204,7 +203,8 @@ private:
     for (const CallSite &C : M.Calls) {
       if (!C.Callee || SM.isInSystemHeader(C.Callee->getLocation())) {
         if (C.Effect.touchesBlock() || C.Effect.Unknown || C.Effect.GroupCall || !C.Callee)
-          ByCallee[C.Callee ? C.Callee->getQualifiedNameAsString() : "(indirect)"] = effect(C.Effect);
+          ByCallee[C.Callee ? C.Callee->getQualifiedNameAsString() : "(indirect)"] =
+              effect(C.Effect);
         continue;
       }
       std::string Effect = effect(C.Effect);
@@ -237,9 +237,10 @@ private:
         break;
       case VariableReach::SameUnit:
         How = Facts.WrittenBy + " (line " + std::to_string(line(Facts.Writer)) +
-              "): fusing needs " + (Facts.Relocatable || !V->isExternallyVisible()
-                                        ? std::string("'replace:'")
-                                        : std::string("-rdc=true or 'replace:'"));
+              "): fusing needs " +
+              (Facts.Relocatable || !V->isExternallyVisible()
+                   ? std::string("'replace:'")
+                   : std::string("-rdc=true or 'replace:'"));
         break;
       }
       S += (S.empty() ? "" : "; ") + V->getNameAsString() + " (" + How + ")";

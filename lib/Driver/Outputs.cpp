@@ -65,8 +65,7 @@ bool OutputTransaction::check(Output &O) {
     return true;
   }
   // Root may write anything: the mode says what its owner meant.
-  if (fs::access(O.Target, fs::AccessMode::Write) ||
-      (Status.permissions() & fs::owner_write) == 0)
+  if (fs::access(O.Target, fs::AccessMode::Write) || (Status.permissions() & fs::owner_write) == 0)
     return Refuse("it is read-only");
   if (Status.getUser() != ::geteuid())
     return Refuse("it belongs to another user, and replacing it would make it kfuse's");

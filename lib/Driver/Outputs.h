@@ -41,7 +41,7 @@ private:
     std::string Text;
     bool WriteThrough = false; ///< Exists and is no regular file.
     bool MakeDirectory = false;
-    std::string Temp;          ///< The staged copy of a regular file.
+    std::string Temp; ///< The staged copy of a regular file.
   };
 
   Reporter &Diags;

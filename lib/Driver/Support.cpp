@@ -31,9 +31,8 @@ std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
   return R.Value;
 }
 
-std::vector<const FusionSpec *> selectFusions(const Config &C,
-                                              const std::optional<std::string> &Name,
-                                              Reporter &Diags) {
+std::vector<const FusionSpec *>
+selectFusions(const Config &C, const std::optional<std::string> &Name, Reporter &Diags) {
   if (Name) {
     if (const FusionSpec *F = C.findFusion(*Name))
       return {F};

@@ -23,9 +23,8 @@ std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags);
 
 /// The fusion named \p Name, or every fusion when no name is given; empty
 /// after reporting a name the config lacks.
-std::vector<const FusionSpec *> selectFusions(const Config &C,
-                                              const std::optional<std::string> &Name,
-                                              Reporter &Diags);
+std::vector<const FusionSpec *>
+selectFusions(const Config &C, const std::optional<std::string> &Name, Reporter &Diags);
 
 /// The measurements kfuse tune's harness wrote to \p Path, or nothing after
 /// reporting why they cannot be read.

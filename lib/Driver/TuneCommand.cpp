@@ -60,8 +60,7 @@ public:
     ReadFiles = runInputs(Request.ConfigPath, Request.Results, Parser);
     if (Request.Results)
       return select(*C, Pipeline, *Request.Results, Out);
-    std::string Bundle = Request.Bundle.value_or(
-        llvm::sys::path::stem(C->Path).str() + ".tune");
+    std::string Bundle = Request.Bundle.value_or(llvm::sys::path::stem(C->Path).str() + ".tune");
     if (!writeBundle(Pipeline, Bundle))
       return 1;
     Out << "kfuse: wrote the tuning bundle to " << Bundle << "; run " << Bundle
@@ -128,9 +127,8 @@ private:
     std::vector<std::string> Types;
     for (const FusionMember &M : Members)
       for (const clang::ParmVarDecl *P : M.Model.Params)
-        Types.push_back(
-            P->getType().getUnqualifiedType().getAsString(
-                M.Unit->getASTContext().getPrintingPolicy()));
+        Types.push_back(P->getType().getUnqualifiedType().getAsString(
+            M.Unit->getASTContext().getPrintingPolicy()));
     return Types;
   }
 
@@ -172,8 +170,8 @@ private:
         Natives[M.Unit].push_back(*K);
       }
       std::vector<std::string> Types = paramTypes(Members);
-      for (const Variant &V : variantSpace(Shape, F.Tune.Step,
-                                                gridsToTry(Pipeline.config(), F, Members))) {
+      for (const Variant &V :
+           variantSpace(Shape, F.Tune.Step, gridsToTry(Pipeline.config(), F, Members))) {
         unsigned Block = 0, Sum = 0;
         for (unsigned T : V.Threads) {
           Block = V.stacked() ? std::max(Block, T) : Block + T;
@@ -183,8 +181,8 @@ private:
         // own blocks, which the planner checks against 1024 threads.
         if (V.Vertical && Sum > 1024)
           continue;
-        std::string Source = F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3)
-                                                              : V.Name) + ".cu";
+        std::string Source =
+            F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3) : V.Name) + ".cu";
         TF.Variants.push_back(
             {V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block, V.Grid, V.Waves});
         if (V.RegisterBound)
@@ -230,8 +228,8 @@ private:
       return false;
     removeStaleOriginals(Dir, Files);
     llvm::sys::fs::setPermissions(Dir + "/run.sh", llvm::sys::fs::all_read |
-                                                      llvm::sys::fs::all_exe |
-                                                      llvm::sys::fs::owner_write);
+                                                       llvm::sys::fs::all_exe |
+                                                       llvm::sys::fs::owner_write);
     return true;
   }
 
@@ -317,8 +315,7 @@ private:
     FusedFile File;
     File.Generator = std::string("kfuse ") + Version;
     File.Config = Request.ConfigPath;
-    std::string Output = Request.Output.value_or(llvm::sys::path::stem(C.Path).str() +
-                                                 ".fused.cu");
+    std::string Output = Request.Output.value_or(llvm::sys::path::stem(C.Path).str() + ".fused.cu");
     // With the fused file on standard output, what kfuse says goes beside it.
     const bool ToStdout = Output == "-";
     llvm::raw_ostream &Status = ToStdout ? llvm::errs() : Out;
@@ -328,8 +325,8 @@ private:
       if (!R)
         return 1;
       const Verdict &V = Verdicts[static_cast<size_t>(R - Results->Fusions.data())];
-      Status << "kfuse: " << R->Fusion << ": "
-             << (V.Fuse ? "fuse" : "keep the original launches") << " (" << V.Reason << ")\n";
+      Status << "kfuse: " << R->Fusion << ": " << (V.Fuse ? "fuse" : "keep the original launches")
+             << " (" << V.Reason << ")\n";
       if (!V.Fuse)
         continue;
       std::optional<FusedKernel> K = Pipeline.fuse(I, tunedLayout(V));

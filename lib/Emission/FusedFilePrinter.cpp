@@ -33,8 +33,8 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
     for (const FusedParam &P : S.Params)
       Item(Launch ? P.Name : P.Declaration);
     // A kernel that works with any 1-D grid gets the fused one.
-    std::string Grid = S.OnFusedGrid ? "dim3(static_cast<unsigned>(kfuse_blocks))"
-                                     : S.LaunchName + ".grid";
+    std::string Grid =
+        S.OnFusedGrid ? "dim3(static_cast<unsigned>(kfuse_blocks))" : S.LaunchName + ".grid";
     Item(Launch ? Grid : "const dim3 " + S.GridName);
     if (!S.SharedOffsetName.empty())
       Item(Launch ? S.SharedOffsetName : "const unsigned " + S.SharedOffsetName);
@@ -58,8 +58,9 @@ void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
   const auto &B = S.Block;
   if (S.UsesThreadIdx) {
     std::string X = B[1] * B[2] == 1 ? Local : Local + " % " + std::to_string(B[0]) + "u";
-    std::string Y = B[1] == 1 ? "0u" : Local + " / " + std::to_string(B[0]) + "u % " +
-                                         std::to_string(B[1]) + "u";
+    std::string Y =
+        B[1] == 1 ? "0u"
+                  : Local + " / " + std::to_string(B[0]) + "u % " + std::to_string(B[1]) + "u";
     std::string Z = B[2] == 1 ? "0u" : Local + " / " + std::to_string(B[0] * B[1]) + "u";
     OS << "const uint3 threadIdx = make_uint3(" << X << ", " << Y << ", " << Z << ");\n";
   }
@@ -113,8 +114,8 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
   OS << "if (";
   if (S.Range.Begin != 0)
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
-  OS << "kfuse_tid < " << Last << "u && kfuse_block < " << S.GridName << ".x * "
-     << S.GridName << ".y * " << S.GridName << ".z) {\n";
+  OS << "kfuse_tid < " << Last << "u && kfuse_block < " << S.GridName << ".x * " << S.GridName
+     << ".y * " << S.GridName << ".z) {\n";
   if (!S.WaitBefore.empty())
     OS << "// It reads what other threads of the block wrote in the kernels before it.\n"
        << S.WaitBefore << "\n";
@@ -212,8 +213,7 @@ void printOnce(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) 
 /// A persistent kernel's loop: its threads run one original block of each of
 /// its sections per iteration, the blocks of the sections' own grids that
 /// this fused block takes (every gridDim.x-th, or the next from a counter).
-void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
-                    size_t Index) {
+void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L, size_t Index) {
   if (L.Once)
     return printOnce(OS, K, L);
   bool Dynamic = K.Grid == GridMode::Dynamic;
@@ -254,11 +254,11 @@ bool runsAllOnce(const FusedKernel &K) {
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   bool Persistent = K.Grid != GridMode::AsLaunched;
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
-     << (K.Vertical              ? " kernels one after the other"
+     << (K.Vertical             ? " kernels one after the other"
          : stacksRanges(K.Grid) ? " kernels, one at a time,"
                                 : " kernels side by side")
      << " in blocks of " << K.BlockThreads << " threads; "
-     << (!Persistent ? "fused block b runs block b of each kernel whose grid has it.\n"
+     << (!Persistent      ? "fused block b runs block b of each kernel whose grid has it.\n"
          : runsAllOnce(K) ? "a persistent grid, on which each kernel runs once: every one "
                             "works with any 1-D grid.\n"
                           : "a persistent grid: each fused block loops over original blocks.\n");
@@ -355,8 +355,10 @@ void printTicketCount(llvm::raw_ostream &OS, const FusedKernel &K) {
 void printLauncherComment(llvm::raw_ostream &OS, const FusedKernel &K) {
   OS << "// Launches '" << K.KernelName << "' in place of ";
   for (size_t I = 0; I < K.Sections.size(); ++I)
-    OS << (I == 0 ? "" : I + 1 == K.Sections.size() ? " and " : ", ") << "'"
-       << K.Sections[I].KernelName << "'";
+    OS << (I == 0                       ? ""
+           : I + 1 == K.Sections.size() ? " and "
+                                        : ", ")
+       << "'" << K.Sections[I].KernelName << "'";
   OS << ".\n// Give each kernel's launch configuration as you would have launched it; a\n"
      << "// configuration the fused kernel was not built for launches nothing and\n"
      << "// returns cudaErrorInvalidConfiguration.\n";
@@ -407,8 +409,9 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
      << "size_t kfuse_shared_bytes = 0;\n";
   for (const FusedSection &S : K.Sections)
     if (!S.SharedOffsetName.empty())
-      OS << "const unsigned " << S.SharedOffsetName << " = static_cast<unsigned>((kfuse_shared_bytes + "
-         << S.SharedAlign - 1 << ") / " << S.SharedAlign << " * " << S.SharedAlign << ");\n"
+      OS << "const unsigned " << S.SharedOffsetName
+         << " = static_cast<unsigned>((kfuse_shared_bytes + " << S.SharedAlign - 1 << ") / "
+         << S.SharedAlign << " * " << S.SharedAlign << ");\n"
          << "kfuse_shared_bytes = " << S.SharedOffsetName << " + " << S.LaunchName
          << ".shared_bytes;\n";
   OS << "if (kfuse_shared_bytes > 48u * 1024u) {\n"
@@ -431,7 +434,8 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
        << "if (cudaError_t err = cudaMallocAsync(&kfuse_tickets, " << Bytes
        << ", stream); err != cudaSuccess)\nreturn err;\n"
        << "if (cudaError_t err = cudaMemsetAsync(kfuse_tickets, 0, " << Bytes
-       << ", stream); err != cudaSuccess) {\ncudaFreeAsync(kfuse_tickets, stream);\nreturn err;\n}\n";
+       << ", stream); err != cudaSuccess) {\ncudaFreeAsync(kfuse_tickets, stream);\nreturn "
+          "err;\n}\n";
   }
   OS << K.KernelName << "<<<dim3(static_cast<unsigned>(kfuse_blocks)), dim3(" << K.BlockThreads
      << "u), kfuse_shared_bytes, stream>>>(";

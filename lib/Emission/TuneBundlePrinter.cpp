@@ -36,9 +36,8 @@ void printArgs(llvm::raw_ostream &OS, const std::string &Table, const TuneKernel
   OS << "static const Arg " << Table << "[] = {\n";
   for (const TuneArgument &A : K.Args)
     OS << "    {" << (A.Buffer ? "true" : "false") << ", Scalar::" << elementEnumerator(A.Type)
-       << ", " << A.Count << "ull, " << (A.ConstantFill ? "true" : "false") << ", "
-       << number(A.Low) << ", " << number(A.High) << ", " << (A.Buffer ? "0" : A.Value)
-       << "},\n";
+       << ", " << A.Count << "ull, " << (A.ConstantFill ? "true" : "false") << ", " << number(A.Low)
+       << ", " << number(A.High) << ", " << (A.Buffer ? "0" : A.Value) << "},\n";
   if (K.Args.empty())
     OS << "    {}\n";
   OS << "};\n";
@@ -111,8 +110,8 @@ std::string printOriginalsSource(const Preamble &File, const std::vector<TuneKer
                      ", launched natively by the harness.\n#include <cuda_runtime.h>\n\n" +
                      File.Text + "\n";
   for (const TuneKernel &K : Kernels)
-    Text += "extern \"C\" const void *" + K.Getter + "() {\n  return reinterpret_cast<const void *>(&" +
-            K.Kernel + ");\n}\n";
+    Text += "extern \"C\" const void *" + K.Getter +
+            "() {\n  return reinterpret_cast<const void *>(&" + K.Kernel + ");\n}\n";
   return Text;
 }
 

@@ -78,7 +78,8 @@ private:
     // The parser repeats itself after the first error; one is enough.
     if (Self->Syntax)
       return;
-    Self->Syntax = diag::Problem{diag::ID::CompileDatabase, static_cast<unsigned>(D.getLineNo()),
+    Self->Syntax = diag::Problem{diag::ID::CompileDatabase,
+                                 static_cast<unsigned>(D.getLineNo()),
                                  static_cast<unsigned>(D.getColumnNo() + 1),
                                  {Self->Path, "malformed JSON: " + D.getMessage().str()}};
   }
@@ -163,9 +164,9 @@ private:
     }
     if (!Ok)
       return;
-    for (auto [Key, Given] : {std::pair{"directory", Directory.has_value()},
-                              std::pair{"file", File.has_value()},
-                              std::pair{"command' or 'arguments", CommandNode != nullptr}})
+    for (auto [Key, Given] :
+         {std::pair{"directory", Directory.has_value()}, std::pair{"file", File.has_value()},
+          std::pair{"command' or 'arguments", CommandNode != nullptr}})
       if (!Given) {
         problem(Map, std::string("an entry needs the key '") + Key + "'");
         Ok = false;

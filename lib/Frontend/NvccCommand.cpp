@@ -112,8 +112,7 @@ const NvccOption Options[] = {
     {"Werror", "Werror", true, Action::Drop},
     {"lineinfo", "generate-line-info", false, Action::Drop},
     {"use_fast_math", "use_fast_math", false, Action::Drop},
-    {"forward-unknown-to-host-compiler", "forward-unknown-to-host-compiler", false,
-     Action::Drop},
+    {"forward-unknown-to-host-compiler", "forward-unknown-to-host-compiler", false, Action::Drop},
     {"forward-unknown-to-host-linker", "forward-unknown-to-host-linker", false, Action::Drop},
     {"forward-unknown-opts", "forward-unknown-opts", false, Action::Drop},
     {"allow-unsupported-compiler", "allow-unsupported-compiler", false, Action::Drop},
@@ -127,8 +126,8 @@ const NvccOption Options[] = {
 /// Options nvcc takes with the value attached: -DX, -Ipath, -O3.
 const Action *attachedAction(llvm::StringRef Body, llvm::StringRef &Value) {
   static const std::pair<char, Action> Attached[] = {
-      {'D', Action::Define}, {'U', Action::Undefine}, {'I', Action::Include},
-      {'O', Action::Optimize}, {'L', Action::Drop},    {'l', Action::Drop}};
+      {'D', Action::Define},   {'U', Action::Undefine}, {'I', Action::Include},
+      {'O', Action::Optimize}, {'L', Action::Drop},     {'l', Action::Drop}};
   for (const auto &[Letter, What] : Attached)
     if (Body.size() > 1 && Body.front() == Letter) {
       Value = Body.drop_front();
@@ -175,8 +174,7 @@ public:
 
   /// Translates the options in \p Args (argv without the compiler), read
   /// from the options file \p From when not empty.
-  void translate(llvm::ArrayRef<std::string> Args, unsigned Depth = 0,
-                 llvm::StringRef From = "") {
+  void translate(llvm::ArrayRef<std::string> Args, unsigned Depth = 0, llvm::StringRef From = "") {
     for (size_t I = 0; I < Args.size() && Out.Error.empty(); ++I) {
       llvm::StringRef Arg = Args[I];
       if (Arg.starts_with("@")) {
@@ -333,8 +331,7 @@ private:
       llvm::SmallString<256> Path(File);
       if (!llvm::sys::path::is_absolute(Path))
         llvm::sys::fs::make_absolute(Directory, Path);
-      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-          llvm::MemoryBuffer::getFile(Path);
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer = llvm::MemoryBuffer::getFile(Path);
       if (!Buffer) {
         Out.Error = "cannot read nvcc options file '" + std::string(Path) +
                     "': " + Buffer.getError().message();

@@ -66,8 +66,8 @@ outsideRejected(const std::vector<clang::StoredDiagnostic> &All, const RejectedC
   bool Dropped = false; // The last diagnostic other than a note.
   for (const clang::StoredDiagnostic &D : All) {
     if (D.getLevel() != clang::DiagnosticsEngine::Note)
-      Dropped = D.getLevel() >= clang::DiagnosticsEngine::Error ||
-                Rejected.contains(SM, D.getLocation());
+      Dropped =
+          D.getLevel() >= clang::DiagnosticsEngine::Error || Rejected.contains(SM, D.getLocation());
     if (!Dropped)
       Kept.push_back(D);
   }

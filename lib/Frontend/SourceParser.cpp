@@ -77,9 +77,8 @@ private:
       size_t Common = 0;
       while (Common < Candidate.size() && Common < File.size() && Candidate[Common] == File[Common])
         ++Common;
-      std::pair<bool, size_t> Score{llvm::sys::path::extension(Candidate) ==
-                                        llvm::sys::path::extension(File),
-                                    Common};
+      std::pair<bool, size_t> Score{
+          llvm::sys::path::extension(Candidate) == llvm::sys::path::extension(File), Common};
       if (Best.empty() || Score > BestScore) {
         Best = Candidate;
         BestScore = Score;
@@ -94,8 +93,7 @@ namespace {
 /// The one command ClangTool runs for a file, prepared by the parser.
 class PreparedCommand : public clang::tooling::CompilationDatabase {
 public:
-  explicit PreparedCommand(clang::tooling::CompileCommand Command)
-      : Command(std::move(Command)) {}
+  explicit PreparedCommand(clang::tooling::CompileCommand Command) : Command(std::move(Command)) {}
   std::vector<clang::tooling::CompileCommand>
   getCompileCommands(llvm::StringRef File) const override {
     return {Command};
@@ -263,8 +261,7 @@ SourceParser::commandFor(const std::string &File) const {
   } else if (llvm::any_of(Archs, [](llvm::StringRef A) { return A.contains("_"); })) {
     // Numbered architectures Clang does not know yet; "native" and "all"
     // name none.
-    Diags.report(diag::ID::GpuArchUnknown)
-        << File << joined(Archs) << CLANG_VERSION_STRING << Arch;
+    Diags.report(diag::ID::GpuArchUnknown) << File << joined(Archs) << CLANG_VERSION_STRING << Arch;
   }
   std::vector<std::string> Ours = kfuseArguments(Arch);
   Args.insert(Args.begin() + std::min<size_t>(1, Args.size()), Ours.begin(), Ours.end());
@@ -331,9 +328,8 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
   // Errors without a place come from the command (an unknown option or
   // architecture, no input), not from the source: blame the command.
   bool CommandFails = !Unit || llvm::any_of(Stored.Stored, [](const clang::StoredDiagnostic &D) {
-                        return D.getLevel() >= clang::DiagnosticsEngine::Error &&
-                               !D.getLocation().isValid();
-                      });
+    return D.getLevel() >= clang::DiagnosticsEngine::Error && !D.getLocation().isValid();
+  });
   if (CommandFails) {
     Diags.replay(Stored.Stored, Unit ? &Unit->getSourceManager() : nullptr);
     reportCommand(Key, "Clang cannot run it; see the errors above");

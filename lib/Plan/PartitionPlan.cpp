@@ -36,8 +36,8 @@ private:
 
   std::vector<unsigned> explicitSplit() {
     if (R.Partition.size() != R.Members.size())
-      problem(ID::PartitionArity, {R.Fusion, std::to_string(R.Partition.size()),
-                                   std::to_string(R.Members.size())});
+      problem(ID::PartitionArity,
+              {R.Fusion, std::to_string(R.Partition.size()), std::to_string(R.Members.size())});
     return R.Partition;
   }
 
@@ -126,8 +126,8 @@ private:
         T.BarrierId = Allocate();
       if (R.Members[I].LoopBarrier)
         T.LoopBarrierId = Allocate();
-      Plan.BlockThreads = R.Stacked ? std::max(Plan.BlockThreads, T.Size)
-                                    : Plan.BlockThreads + T.Size;
+      Plan.BlockThreads =
+          R.Stacked ? std::max(Plan.BlockThreads, T.Size) : Plan.BlockThreads + T.Size;
       Plan.Ranges.push_back(T);
     }
     return Plan;
@@ -136,8 +136,6 @@ private:
 
 } // namespace
 
-PartitionResult planPartition(const PartitionRequest &Request) {
-  return Planner(Request).run();
-}
+PartitionResult planPartition(const PartitionRequest &Request) { return Planner(Request).run(); }
 
 } // namespace kfuse

@@ -23,8 +23,7 @@ namespace kfuse {
 namespace {
 
 /// The directive with its condition joined to \p Host.
-std::string withHostCondition(const ConditionalDirective &D, const char *Join,
-                              const char *Host) {
+std::string withHostCondition(const ConditionalDirective &D, const char *Join, const char *Host) {
   std::string Condition;
   switch (D.Kind) {
   case DirectiveKind::Ifdef:
@@ -63,9 +62,8 @@ bool guardSkippedBranches(const KernelModel &Model, SectionContext &Ctx, EditSet
                                                 Start.getLocWithOffset(To));
   };
   std::string Arch = archRead(Ctx.Unit);
-  std::string File = llvm::sys::path::filename(
-                         SM.getFileEntryRefForID(Conditionals.File)->getName())
-                         .str();
+  std::string File =
+      llvm::sys::path::filename(SM.getFileEntryRefForID(Conditionals.File)->getName()).str();
   bool Ok = true;
   for (const ConditionalChain &Chain : Conditionals.Chains) {
     for (const ConditionalBranch &B : Chain) {
@@ -83,11 +81,11 @@ bool guardSkippedBranches(const KernelModel &Model, SectionContext &Ctx, EditSet
     for (const ConditionalBranch &B : Chain) {
       if (B.Opening.Kind == DirectiveKind::Else)
         break;
-      Ok &= Edits.replaceChars(range(B.Opening.Begin, B.Opening.End),
-                               withHostCondition(B.Opening, B.Compiled ? "||" : "&&",
-                                                 B.Compiled ? "!defined(__CUDA_ARCH__)"
-                                                            : "defined(__CUDA_ARCH__)"),
-                               "#if");
+      Ok &= Edits.replaceChars(
+          range(B.Opening.Begin, B.Opening.End),
+          withHostCondition(B.Opening, B.Compiled ? "||" : "&&",
+                            B.Compiled ? "!defined(__CUDA_ARCH__)" : "defined(__CUDA_ARCH__)"),
+          "#if");
       if (B.Compiled)
         break;
     }

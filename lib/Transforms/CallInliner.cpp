@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/KernelRewrites.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -69,9 +69,9 @@ std::string argumentDeclarations(const clang::TemplateParameterList &Params,
 /// its body spells by their parameters' names.
 std::string classTemplateArguments(const clang::FunctionDecl &F) {
   const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(&F);
-  const auto *Spec = Method ? llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(
-                                  Method->getParent())
-                            : nullptr;
+  const auto *Spec =
+      Method ? llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(Method->getParent())
+             : nullptr;
   if (!Spec || Spec->isExplicitSpecialization())
     return "";
   auto From = Spec->getSpecializedTemplateOrPartial();
@@ -113,7 +113,8 @@ public:
 /// name, after its class's for a member ("SharedMemory_op" for an operator).
 std::string inlineName(const clang::FunctionDecl &F) {
   std::string Base = F.getIdentifier() ? F.getName().str() : "op";
-  if (const auto *M = llvm::dyn_cast<clang::CXXMethodDecl>(&F); M && M->getParent()->getIdentifier())
+  if (const auto *M = llvm::dyn_cast<clang::CXXMethodDecl>(&F);
+      M && M->getParent()->getIdentifier())
     Base = M->getParent()->getName().str() + "_" + Base;
   return identifierFrom(Base);
 }
@@ -122,9 +123,9 @@ class BodyRewriter {
 public:
   /// \p ThisName names the pointer that stands for `this` in the body of a
   /// member function; empty otherwise.
-  BodyRewriter(const KernelModel &Model, std::string Prefix, RenameMap Renames,
-               ReturnPlan &Returns, SectionContext &Ctx,
-               std::vector<const clang::FunctionDecl *> &Inlining, std::string ThisName = "")
+  BodyRewriter(const KernelModel &Model, std::string Prefix, RenameMap Renames, ReturnPlan &Returns,
+               SectionContext &Ctx, std::vector<const clang::FunctionDecl *> &Inlining,
+               std::string ThisName = "")
       : Model(Model), Prefix(std::move(Prefix)), Renames(std::move(Renames)), Returns(Returns),
         Ctx(Ctx), Inlining(Inlining), ThisName(std::move(ThisName)), Edits(Ctx.Unit, Ctx.Diags),
         AST(Ctx.Unit.getASTContext()) {}
@@ -259,8 +260,7 @@ private:
     clang::CharSourceRange Range = clang::Lexer::makeFileCharRange(
         clang::CharSourceRange::getTokenRange(Default->getSourceRange()),
         Ctx.Unit.getSourceManager(), Ctx.Unit.getLangOpts());
-    return clang::Lexer::getSourceText(Range, Ctx.Unit.getSourceManager(),
-                                       Ctx.Unit.getLangOpts())
+    return clang::Lexer::getSourceText(Range, Ctx.Unit.getSourceManager(), Ctx.Unit.getLangOpts())
         .str();
   }
 
@@ -271,8 +271,8 @@ private:
     const KernelModel &CalleeModel = Ctx.Helpers.of(Callee);
     std::string Name = inlineName(Callee);
     RenameMap CalleeNames;
-    std::string Text = "{\n// Inlined '" + Callee.getQualifiedNameAsString() + "' (" +
-                       origin(Callee) + ").\n";
+    std::string Text =
+        "{\n// Inlined '" + Callee.getQualifiedNameAsString() + "' (" + origin(Callee) + ").\n";
     std::string CalleeThis;
     if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(&Callee);
         Method && Method->isInstance()) {
@@ -286,8 +286,7 @@ private:
       std::string Fresh =
           Ctx.Names.allocate(Name + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
       CalleeNames[P] = Fresh;
-      Text += print(P->getType(), AST, Fresh) + " = " + argumentText(*C.Call, I + Skip, *P) +
-              ";\n";
+      Text += print(P->getType(), AST, Fresh) + " = " + argumentText(*C.Call, I + Skip, *P) + ";\n";
     }
     Text += templateArgumentDeclarations(Callee);
     ReturnPlan CalleeReturns;
@@ -323,7 +322,8 @@ private:
     // The copy reads the call's object and arguments as written, so it comes
     // first; then the call becomes the variable, read where the call stood.
     std::optional<std::string> Block = inlinedBlock(C, Result);
-    bool Ok = Block && Edits.replaceRange(C.Whole->getSourceRange(), Void ? "(void)0" : Result, What);
+    bool Ok =
+        Block && Edits.replaceRange(C.Whole->getSourceRange(), Void ? "(void)0" : Result, What);
     if (!Ok)
       return false;
     Hoisted[C.Site] += (Void ? "" : print(ResultType, AST, Result) + ";\n") + *Block + "\n";
@@ -340,8 +340,9 @@ private:
       return SM.getFileOffset(SM.getExpansionLoc(R.getEnd())) -
              SM.getFileOffset(SM.getExpansionLoc(R.getBegin()));
     };
-    std::stable_sort(Sites.begin(), Sites.end(),
-                     [&](const auto &A, const auto &B) { return Length(A.first) < Length(B.first); });
+    std::stable_sort(Sites.begin(), Sites.end(), [&](const auto &A, const auto &B) {
+      return Length(A.first) < Length(B.first);
+    });
     bool Ok = true;
     for (const auto &[Site, Prefix] : Sites) {
       if (const auto *Return = llvm::dyn_cast<clang::ReturnStmt>(Site)) {

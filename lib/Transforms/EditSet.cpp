@@ -25,13 +25,11 @@ EditSet::Key EditSet::keyOf(clang::CharSourceRange File) const {
 
 bool EditSet::canEdit(clang::SourceRange Range) const { return fileRange(Range).isValid(); }
 
-bool EditSet::replaceToken(clang::SourceLocation Loc, llvm::StringRef Text,
-                           llvm::StringRef What) {
+bool EditSet::replaceToken(clang::SourceLocation Loc, llvm::StringRef Text, llvm::StringRef What) {
   return add(fileRange(clang::SourceRange(Loc, Loc)), Loc, Text, What);
 }
 
-bool EditSet::replaceRange(clang::SourceRange Range, llvm::StringRef Text,
-                           llvm::StringRef What) {
+bool EditSet::replaceRange(clang::SourceRange Range, llvm::StringRef Text, llvm::StringRef What) {
   return add(fileRange(Range), Range.getBegin(), Text, What);
 }
 

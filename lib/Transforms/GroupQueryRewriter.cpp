@@ -12,9 +12,11 @@
 namespace kfuse {
 namespace {
 
-constexpr const char *Rank = "((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x)";
+constexpr const char *Rank =
+    "((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x)";
 constexpr const char *Size = "(blockDim.x * blockDim.y * blockDim.z)";
-constexpr const char *BlockRank = "((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x)";
+constexpr const char *BlockRank =
+    "((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x)";
 constexpr const char *Blocks = "(gridDim.x * gridDim.y * gridDim.z)";
 
 /// The expression answering \p Q, and the built-ins it reads.
@@ -46,8 +48,8 @@ std::string answer(const GroupQueryUse &Q, std::set<BuiltinVar> &Reads) {
     break;
   }
   // The grid's, which count in unsigned long long.
-  Reads.insert({BuiltinVar::ThreadIdx, BuiltinVar::BlockDim, BuiltinVar::BlockIdx,
-                BuiltinVar::GridDim});
+  Reads.insert(
+      {BuiltinVar::ThreadIdx, BuiltinVar::BlockDim, BuiltinVar::BlockIdx, BuiltinVar::GridDim});
   switch (Q.Query) {
   case BlockQuery::GridThreadRank:
     return std::string("(1ull * ") + BlockRank + " * " + Size + " + " + Rank + ")";

@@ -4,13 +4,13 @@
 
 #include "kfuse/Transforms/KernelRewrites.h"
 
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/CharInfo.h"
 #include "clang/Basic/IdentifierTable.h"
-#include "clang/Lex/Lexer.h"
 #include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
-#include "clang/AST/DeclTemplate.h"
-#include "clang/AST/DeclCXX.h"
 #include "llvm/Support/Path.h"
 
 namespace kfuse {
@@ -49,7 +49,8 @@ std::set<std::string> identifiersIn(llvm::StringRef Text,
     Pending.pop_back();
     while (!Rest.empty()) {
       Rest = Rest.drop_until([](char C) { return clang::isAsciiIdentifierStart(C); });
-      llvm::StringRef Word = Rest.take_while([](char C) { return clang::isAsciiIdentifierContinue(C); });
+      llvm::StringRef Word =
+          Rest.take_while([](char C) { return clang::isAsciiIdentifierContinue(C); });
       Rest = Rest.drop_front(Word.size());
       if (Word.empty() || !Found.insert(Word.str()).second)
         continue;
@@ -213,8 +214,8 @@ public:
   SectionBuilder(const FusionMember &M, size_t Index, const ThreadRange &Range,
                  NameAllocator &Names, Reporter &Diags, const ChainBindings *Chains,
                  BuiltNames &Built)
-      : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains),
-        Built(Built) {}
+      : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains), Built(Built) {
+  }
 
   std::optional<FusedSection> build() {
     const KernelModel &Model = M.Model;
@@ -244,11 +245,12 @@ public:
         Built.Params[Key] = Renames[P];
         continue;
       }
-      std::string Name = Names.allocate(Prefix + "_" + (P->getIdentifier() ? P->getName().str()
-                                                                          : "arg"));
+      std::string Name =
+          Names.allocate(Prefix + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
       Renames[P] = Built.Params[Key] = Name;
       if (!dropped(Key))
-        S.Params.push_back({paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M)});
+        S.Params.push_back(
+            {paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M)});
     }
     Built.Launches[Index] = S.LaunchName;
     if (Chains) {
@@ -265,9 +267,16 @@ public:
       S.ExitAwareBarrier = Names.allocate(Prefix + "_barrier");
       S.ExitCounters = Names.allocate(Prefix + "_exited");
     }
-    SectionContext Ctx{Range.BarrierId, Range.Size, S.Barriers, S.ExitAwareBarrier,
-                       "kfuse_dynamic_shared + " + SharedOffset, *M.Unit, *M.Helpers, Names,
-                       Diags, *M.Renames};
+    SectionContext Ctx{Range.BarrierId,
+                       Range.Size,
+                       S.Barriers,
+                       S.ExitAwareBarrier,
+                       "kfuse_dynamic_shared + " + SharedOffset,
+                       *M.Unit,
+                       *M.Helpers,
+                       Names,
+                       Diags,
+                       *M.Renames};
     Ctx.Replaced = Built.Registers[Index];
     if (Chains && Chains->Plan.WaitBefore[Index]) {
       SectionContext Plain = Ctx;
@@ -337,9 +346,9 @@ void declareRegisters(const ChainBindings &Chains, FusedKernel &K, NameAllocator
                       BuiltNames &Built) {
   for (const RegisterTemporary &R : Chains.Plan.Registers) {
     std::string Name = Names.allocate(identifierFrom(R.Name) + "_value");
-    K.Registers.push_back({"'" + R.Name + "' passes to '" + R.ToName +
-                               "' in a register, never through memory.",
-                           R.ElementType + " " + Name + "{};"});
+    K.Registers.push_back(
+        {"'" + R.Name + "' passes to '" + R.ToName + "' in a register, never through memory.",
+         R.ElementType + " " + Name + "{};"});
     for (const auto &[Member, Accesses] : R.Accesses)
       for (const clang::Expr *E : Accesses)
         Built.Registers[Member][E] = Name;
@@ -359,8 +368,8 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   K.BlockThreads = Plan.BlockThreads;
   Names.reserve(K.KernelName);
   Names.reserve(K.LauncherName);
-  for (const char *Generated : {"kfuse_tid", "kfuse_block", "kfuse_dynamic_shared",
-                                "kfuse_blocks", "kfuse_shared_bytes"})
+  for (const char *Generated :
+       {"kfuse_tid", "kfuse_block", "kfuse_dynamic_shared", "kfuse_blocks", "kfuse_shared_bytes"})
     Names.reserve(Generated);
   BuiltNames Built;
   if (Chains)

@@ -105,8 +105,7 @@ private:
       SourceLocation Spelled = SM.getSpellingLoc(S.Loc);
       const std::string &NewName = Renames.NewNames.at(S.Symbol);
       if (!SM.isWrittenInMainFile(Spelled)) {
-        Diags.report(S.Loc, SM, diag::ID::HelperClash)
-            << S.Symbol->getName() << NewName;
+        Diags.report(S.Loc, SM, diag::ID::HelperClash) << S.Symbol->getName() << NewName;
         Ok = false;
         continue;
       }
@@ -150,8 +149,8 @@ private:
       return F->isThisDeclarationADefinition();
     }
     if (const auto *V = dyn_cast<VarDecl>(D))
-      return V->isThisDeclarationADefinition() == VarDecl::Definition &&
-             V->isExternallyVisible() && !V->isInline();
+      return V->isThisDeclarationADefinition() == VarDecl::Definition && V->isExternallyVisible() &&
+             !V->isInline();
     return false;
   }
 
@@ -184,8 +183,8 @@ private:
       makeInternal(*V);
       return keep(V);
     }
-    if (const auto *Named = dyn_cast<NamedDecl>(D); Named && isa<TagDecl, TypedefNameDecl,
-                                                         ClassTemplateDecl>(D))
+    if (const auto *Named = dyn_cast<NamedDecl>(D);
+        Named && isa<TagDecl, TypedefNameDecl, ClassTemplateDecl>(D))
       keep(Named);
   }
 
@@ -204,8 +203,9 @@ private:
     case VariableReach::Extern:
       return declareExtern(V);
     case VariableReach::SameUnit:
-      return drop(&V, "variable '" + Name + "' left out: the program writes it, and only its "
-                      "own translation unit sees the writes");
+      return drop(&V, "variable '" + Name +
+                          "' left out: the program writes it, and only its "
+                          "own translation unit sees the writes");
     }
   }
 
@@ -218,8 +218,8 @@ private:
     SourceLocation End = Whole.getEnd();
     if (const Expr *Init = V.getInit())
       End = SM.getExpansionLoc(Init->getBeginLoc());
-    llvm::StringRef Text = Lexer::getSourceText(CharSourceRange::getCharRange(Whole.getBegin(), End),
-                                                SM, Unit.getLangOpts());
+    llvm::StringRef Text = Lexer::getSourceText(
+        CharSourceRange::getCharRange(Whole.getBegin(), End), SM, Unit.getLangOpts());
     Text = Text.trim().rtrim(";").rtrim().rtrim("=").rtrim().rtrim("{").rtrim();
     std::string Declaration = (Text.starts_with("extern") ? "" : "extern ") + Text.str() + ";";
     DefinesTwice.insert(fileOf(&V));
@@ -424,15 +424,16 @@ private:
 
   bool unguarded(FileID File) const {
     OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
-    return Entry && !Unit.getPreprocessor().getHeaderSearchInfo().isFileMultipleIncludeGuarded(
-                        *Entry);
+    return Entry &&
+           !Unit.getPreprocessor().getHeaderSearchInfo().isFileMultipleIncludeGuarded(*Entry);
   }
 
   /// How often this unit includes the file at \p Path: a header without a
   /// guard included twice is meant to be (X-macros), and stays repeated.
   unsigned timesIncluded(const std::string &Path) const {
-    return static_cast<unsigned>(std::count_if(Inclusions.begin(), Inclusions.end(),
-                                               [&](const Inclusion &I) { return realPath(I.File) == Path; }));
+    return static_cast<unsigned>(
+        std::count_if(Inclusions.begin(), Inclusions.end(),
+                      [&](const Inclusion &I) { return realPath(I.File) == Path; }));
   }
 
   bool repeats(const Inclusion &I, const PreambleHistory &History) const {
@@ -484,8 +485,9 @@ private:
       }
       std::string Name = Include->getFileName().str();
       if (Mode->second == IncludeMode::Repeat) {
-        replaceDirective(*Include, "// kfuse: \"" + Name + "\" has no include guard, and an "
-                                   "earlier input's declarations already include it.");
+        replaceDirective(*Include, "// kfuse: \"" + Name +
+                                       "\" has no include guard, and an "
+                                       "earlier input's declarations already include it.");
         continue;
       }
       for (const Inclusion &I : Inclusions)
@@ -499,14 +501,16 @@ private:
   /// A header copied in place of its include, guarded like the original.
   std::string copiedText(FileID File, const std::string &Name) {
     OptionalFileEntryRef Entry = SM.getFileEntryRefForID(File);
-    bool Once = Entry && Unit.getPreprocessor().getHeaderSearchInfo().getFileInfo(*Entry).isPragmaOnce;
+    bool Once =
+        Entry && Unit.getPreprocessor().getHeaderSearchInfo().getFileInfo(*Entry).isPragmaOnce;
     std::string Guard;
     if (Once) {
       Guard = "KFUSE_ONCE_" + identifierFrom(llvm::sys::path::stem(Name)) + "_" +
               llvm::utohexstr(llvm::xxh3_64bits(realPath(File)) & 0xffffffffu, /*LowerCase=*/true);
       commentOutPragmaOnce(File);
     }
-    std::string Text = "// kfuse: \"" + Name + "\" defines what the fused file leaves out; its "
+    std::string Text = "// kfuse: \"" + Name +
+                       "\" defines what the fused file leaves out; its "
                        "declarations follow, edited like this file's.\n";
     if (Once)
       Text += "#ifndef " + Guard + "\n#define " + Guard + "\n";

@@ -35,8 +35,8 @@ std::string renderChartSvg(const FusionResult &R, const Verdict &V) {
       Longest = std::max({Longest, C.Median, C.P75});
       Value = std::max(Value, svg::textWidth(ms(C.Median)));
     }
-  const Colour Ink{20, 20, 20}, Native{150, 150, 150}, Fused{70, 120, 200},
-      Winner{40, 160, 70}, Best{200, 40, 40};
+  const Colour Ink{20, 20, 20}, Native{150, 150, 150}, Fused{70, 120, 200}, Winner{40, 160, 70},
+      Best{200, 40, 40};
   const std::string Title = "kfuse tune: " + R.Fusion +
                             " (median time; whiskers from the 25th to the 75th percentile; "
                             "shorter is faster)";

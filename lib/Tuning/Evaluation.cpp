@@ -53,8 +53,8 @@ EvaluationRow row(const EvaluationCase &Case) {
     Row.BestFused = Case.Choice->Fastest;
   }
   Row.Fuse = Case.Choice && Case.Choice->Fuse;
-  Row.TunedMs = Row.Fuse ? Case.Choice->Fastest->Median
-                         : (Row.NativeBest ? Row.NativeBest->Median : 0);
+  Row.TunedMs =
+      Row.Fuse ? Case.Choice->Fastest->Median : (Row.NativeBest ? Row.NativeBest->Median : 0);
   double Slowest = Row.Alone.empty() ? 0 : *std::max_element(Row.Alone.begin(), Row.Alone.end());
   if (Row.Sequential && Slowest > 0 && Row.Sequential->Median > Slowest)
     Row.Overlap = (Row.Sequential->Median - Row.TunedMs) / (Row.Sequential->Median - Slowest);
@@ -140,10 +140,10 @@ std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRo
     std::vector<std::string> Alone;
     for (double A : Row.Alone)
       Alone.push_back(A > 0 ? fixed(A, 4) : "-");
-    OS << "| " << Row.Fusion << " | " << joined(Row.Kernels, " + ") << " | "
-       << joined(Alone, " / ") << " | " << (Row.Ratio > 0 ? fixed(Row.Ratio, 2) : "-") << " | "
-       << ms(Row.Sequential) << " | " << ms(Row.Streams) << " | " << ms(Row.StreamsReversed)
-       << " | " << ms(Row.Graph) << " | " << ms(Row.Vertical) << " | " << ms(Row.Even) << " | "
+    OS << "| " << Row.Fusion << " | " << joined(Row.Kernels, " + ") << " | " << joined(Alone, " / ")
+       << " | " << (Row.Ratio > 0 ? fixed(Row.Ratio, 2) : "-") << " | " << ms(Row.Sequential)
+       << " | " << ms(Row.Streams) << " | " << ms(Row.StreamsReversed) << " | " << ms(Row.Graph)
+       << " | " << ms(Row.Vertical) << " | " << ms(Row.Even) << " | "
        << (Row.TunedMs > 0 ? fixed(Row.TunedMs, 4) : "-") << " |\n";
   }
   OS << "\n## Speedups and resources\n\n"
@@ -154,8 +154,8 @@ std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRo
     const CandidateResult *B = Row.BestFused;
     OS << "| " << Row.Fusion << " | " << (Row.NativeBest ? Row.NativeBest->Name : "-") << " | "
        << times(Row.speedup(Row.Vertical)) << " | " << times(Row.speedup(Row.Even)) << " | "
-       << (B ? B->Name + " " + times(Row.speedup(B)) : "-") << " | "
-       << times(Row.tunedSpeedup()) << (Row.Fuse ? "" : " (kept)") << " | "
+       << (B ? B->Name + " " + times(Row.speedup(B)) : "-") << " | " << times(Row.tunedSpeedup())
+       << (Row.Fuse ? "" : " (kept)") << " | "
        << (Row.Overlap != 0 ? fixed(100 * Row.Overlap, 0) + "%" : "-") << " | "
        << (B ? std::to_string(B->Registers) : "-") << " ("
        << nativeResources(Row, &NativeKernel::Registers) << ") | "
@@ -174,10 +174,9 @@ std::string renderRatioChartSvg(const TuneResults &R, const std::vector<Evaluati
   using svg::CharWidth;
   using svg::Colour;
   using svg::RowHeight;
-  static const Colour Palette[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},
-                                   {214, 39, 40},  {148, 103, 189}, {140, 86, 75},
-                                   {227, 119, 194}, {127, 127, 127}, {188, 189, 34},
-                                   {23, 190, 207}};
+  static const Colour Palette[] = {
+      {31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
+      {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
   const size_t Colours = sizeof Palette / sizeof Palette[0];
   std::vector<std::string> Groups;
   double XLo = -2, XHi = 2, YLo = 0.8, YHi = 1.2;
@@ -240,8 +239,8 @@ std::string renderRatioChartSvg(const TuneResults &R, const std::vector<Evaluati
   for (const EvaluationRow &Row : Rows) {
     if (Row.Ratio <= 0 || !Row.BestFused)
       continue;
-    size_t G = static_cast<size_t>(std::find(Groups.begin(), Groups.end(), Row.Group) -
-                                   Groups.begin());
+    size_t G =
+        static_cast<size_t>(std::find(Groups.begin(), Groups.end(), Row.Group) - Groups.begin());
     Mark(X(std::log2(Row.Ratio)), Y(Row.speedup(Row.BestFused)), G);
   }
   for (size_t G = 0; G < Groups.size(); ++G) {

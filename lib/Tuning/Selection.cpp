@@ -203,12 +203,15 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Probl
   const llvm::json::Object *Top = Root->getAsObject();
   for (const char *Key : {"device", "fusions"})
     if (!Top || !Top->get(Key))
-      return Fail(1, 1, std::string("it is not the results.json that kfuse tune's harness "
-                                    "writes: its top level has no key '") + Key + "'");
+      return Fail(1, 1,
+                  std::string("it is not the results.json that kfuse tune's harness "
+                              "writes: its top level has no key '") +
+                      Key + "'");
   if (std::optional<int64_t> Version = Top->getInteger("schema_version");
       Version && *Version != ResultsSchemaVersion)
-    return Fail(1, 1, "its schema_version is " + std::to_string(*Version) + ", and this kfuse " +
-                          "reads version " + std::to_string(ResultsSchemaVersion));
+    return Fail(1, 1,
+                "its schema_version is " + std::to_string(*Version) + ", and this kfuse " +
+                    "reads version " + std::to_string(ResultsSchemaVersion));
   llvm::json::Path::Root Path("results");
   TuneResults R;
   if (!fromJSON(*Root, R, Path))
@@ -237,8 +240,8 @@ Verdict decide(const FusionResult &R) {
   V.Noise = std::max(V.NativeBest->noise(), V.Fastest->noise());
   V.Fuse = V.Fastest->Median * (1 + V.Noise) < V.NativeBest->Median;
   V.Reason = V.Fuse ? "'" + V.Fastest->Name + "' is " + fixed(V.Speedup, 3) + "x as fast as '" +
-                          V.NativeBest->Name + "', beyond the noise of " +
-                          fixed(100 * V.Noise, 1) + "%"
+                          V.NativeBest->Name + "', beyond the noise of " + fixed(100 * V.Noise, 1) +
+                          "%"
                     : "the fastest variant '" + V.Fastest->Name + "' (" + fixed(V.Speedup, 3) +
                           "x of '" + V.NativeBest->Name + "') does not beat native best by " +
                           "more than the noise of " + fixed(100 * V.Noise, 1) + "%";
@@ -263,12 +266,12 @@ std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdic
       OS << "| " << C.Name << " | " << threads(C) << " | "
          << (C.Median > 0 ? fixed(C.Median, 4) : "-") << " | " << fixed(100 * C.noise(), 1)
          << "% | "
-         << (C.Median > 0 && V.NativeBest ? fixed(V.NativeBest->Median / C.Median, 3) + "x"
-                                           : "-")
+         << (C.Median > 0 && V.NativeBest ? fixed(V.NativeBest->Median / C.Median, 3) + "x" : "-")
          << " | " << fused(C, C.Registers) << " | " << fused(C, C.SpillBytes) << " | "
          << fused(C, C.BlocksPerSm) << " | "
-         << (C.Valid ? "yes" : C.Error.empty() ? std::to_string(C.Mismatches) + " differ"
-                                               : C.Error)
+         << (C.Valid           ? "yes"
+             : C.Error.empty() ? std::to_string(C.Mismatches) + " differ"
+                               : C.Error)
          << " |\n";
     }
   }
@@ -293,16 +296,16 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
     E << YAML::Key << "reason" << YAML::Value << V.Reason;
     E << YAML::Key << "candidates" << YAML::Value << YAML::BeginSeq;
     for (const CandidateResult &C : F.Candidates) {
-      E << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << C.Name
-        << YAML::Key << "kind" << YAML::Value << candidateKindName(C.Kind) << YAML::Key
-        << "valid" << YAML::Value << C.Valid << YAML::Key << "median_ms" << YAML::Value
-        << C.Median << YAML::Key << "p25_ms" << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
+      E << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << C.Name << YAML::Key
+        << "kind" << YAML::Value << candidateKindName(C.Kind) << YAML::Key << "valid" << YAML::Value
+        << C.Valid << YAML::Key << "median_ms" << YAML::Value << C.Median << YAML::Key << "p25_ms"
+        << YAML::Value << C.P25 << YAML::Key << "p75_ms" << YAML::Value << C.P75;
       if (!C.native() && !C.alone())
         E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"
           << YAML::Value << C.SpillBytes << YAML::Key << "blocks_per_sm" << YAML::Value
-          << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value
-          << C.MinBlocksPerSm << YAML::Key << "grid" << YAML::Value << gridModeName(C.Grid)
-          << YAML::Key << "waves" << YAML::Value << C.Waves;
+          << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value << C.MinBlocksPerSm
+          << YAML::Key << "grid" << YAML::Value << gridModeName(C.Grid) << YAML::Key << "waves"
+          << YAML::Value << C.Waves;
       E << YAML::EndMap;
     }
     E << YAML::EndSeq << YAML::EndMap;

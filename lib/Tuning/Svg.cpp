@@ -26,11 +26,21 @@ std::string escaped(const std::string &Text) {
   std::string Out;
   for (char C : Text) {
     switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    case '\'': Out += "&apos;"; break;
+    case '&':
+      Out += "&amp;";
+      break;
+    case '<':
+      Out += "&lt;";
+      break;
+    case '>':
+      Out += "&gt;";
+      break;
+    case '"':
+      Out += "&quot;";
+      break;
+    case '\'':
+      Out += "&apos;";
+      break;
     default:
       // Control characters are not allowed in XML 1.0.
       if (static_cast<unsigned char>(C) >= 0x20 || C == '\t')
@@ -58,8 +68,8 @@ void Document::hollowRect(const char *Class, double X, double Y, double W, doubl
 
 void Document::line(const char *Class, double X0, double Y0, double X1, double Y1, Colour Stroke,
                     double Width, bool Dashed) {
-  Body << "<line class=\"" << Class << "\" x1=\"" << num(X0) << "\" y1=\"" << num(Y0)
-       << "\" x2=\"" << num(X1) << "\" y2=\"" << num(Y1) << "\" stroke=\"" << colour(Stroke)
+  Body << "<line class=\"" << Class << "\" x1=\"" << num(X0) << "\" y1=\"" << num(Y0) << "\" x2=\""
+       << num(X1) << "\" y2=\"" << num(Y1) << "\" stroke=\"" << colour(Stroke)
        << "\" stroke-width=\"" << num(Width) << "\"" << (Dashed ? " stroke-dasharray=\"6 4\"" : "")
        << "/>\n";
 }
@@ -76,7 +86,8 @@ std::string Document::str() const {
   std::ostringstream OS;
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(Width) << "\" height=\""
      << num(Height) << "\" viewBox=\"0 0 " << num(Width) << " " << num(Height)
-     << "\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"" << num(FontSize) << "\">\n"
+     << "\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\""
+     << num(FontSize) << "\">\n"
      << "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
      << Body.str() << "</svg>\n";
   return OS.str();

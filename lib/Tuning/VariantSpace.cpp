@@ -77,10 +77,14 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
 /// What a variant's name says of its grid: nothing for the grid as launched.
 static std::string gridSuffix(GridMode G) {
   switch (G) {
-  case GridMode::AsLaunched: return "";
-  case GridMode::Persistent: return "-p";
-  case GridMode::Dynamic: return "-d";
-  case GridMode::Proportional: return "";
+  case GridMode::AsLaunched:
+    return "";
+  case GridMode::Persistent:
+    return "-p";
+  case GridMode::Dynamic:
+    return "-d";
+  case GridMode::Proportional:
+    return "";
   }
   return "";
 }

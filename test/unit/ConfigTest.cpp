@@ -204,7 +204,8 @@ TEST(ConfigLaunch, ReadsGridSharedMemoryBuffersAndValues) {
 }
 
 TEST(ConfigLaunch, IntegerBuffersDefaultToSmallWholeNumbers) {
-  ConfigResult R = parseLaunchEdited("{buffer: float, count: 4096}", "{buffer: int64, count: 4096}");
+  ConfigResult R =
+      parseLaunchEdited("{buffer: float, count: 4096}", "{buffer: int64, count: 4096}");
   ASSERT_TRUE(R.Value);
   const kfuse::BufferFill &F = R.Value->Kernels[0].Launch->Args[0].Fill;
   EXPECT_EQ(F.Low, 0.0);

@@ -18,8 +18,8 @@ namespace {
 const std::string Replacement = "\xef\xbf\xbd"; // U+FFFD
 
 std::string deviceReadBack(const std::string &Name) {
-  std::string Text = "{\"schema_version\": 1, \"device\": " + kfuse_json::quoted(Name) +
-                     ", \"fusions\": []}";
+  std::string Text =
+      "{\"schema_version\": 1, \"device\": " + kfuse_json::quoted(Name) + ", \"fusions\": []}";
   diag::Problem Problem;
   std::optional<TuneResults> R = parseTuneResults(Text, Problem);
   EXPECT_TRUE(R.has_value()) << Text << ": " << (Problem.Args.size() > 1 ? Problem.Args[1] : "");

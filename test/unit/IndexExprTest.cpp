@@ -52,7 +52,7 @@ TEST(IndexExprTest, FactsProveShiftsInsideKnownRanges) {
   // threadIdx.x > 0 and threadIdx.x < 255, as tx - 1 >= 0 and 254 - tx >= 0.
   F.assume({sym("tx") - num(1), true, "tx > 0"});
   F.assume({num(254) - sym("tx"), true, "tx < 255"});
-  EXPECT_TRUE(F.proves(sym("tx") - num(1)));          // tx - 1 stays in the block
+  EXPECT_TRUE(F.proves(sym("tx") - num(1)));              // tx - 1 stays in the block
   EXPECT_TRUE(F.proves(num(255) - (sym("tx") + num(1)))); // and so does tx + 1
   EXPECT_FALSE(F.proves(num(255) - (sym("tx") + num(2))));
   EXPECT_FALSE(F.proves(sym("tx") - num(2)));

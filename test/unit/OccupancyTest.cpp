@@ -33,9 +33,9 @@ TEST(Occupancy, SharedMemoryCountsTheReservedKilobyte) {
 }
 
 TEST(Occupancy, TheLowestLimitWins) {
-  EXPECT_EQ(blocksPerSm(H100, 256, 32, 0), 8u);      // threads and registers
-  EXPECT_EQ(blocksPerSm(H100, 96, 32, 0), 21u);      // 64 warps / 3
-  EXPECT_EQ(blocksPerSm(H100, 32, 16, 0), 32u);      // the block cap
+  EXPECT_EQ(blocksPerSm(H100, 256, 32, 0), 8u); // threads and registers
+  EXPECT_EQ(blocksPerSm(H100, 96, 32, 0), 21u); // 64 warps / 3
+  EXPECT_EQ(blocksPerSm(H100, 32, 16, 0), 32u); // the block cap
   EXPECT_EQ(blocksPerSm(H100, 256, 32, 48 * 1024), 4u);
   EXPECT_EQ(blocksPerSm(H100, 1024, 72, 0), 0u);
 }

@@ -36,7 +36,8 @@ TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
   std::vector<kfuse::Variant> V =
       kfuse::variantSpace(M, 256, {kfuse::GridMode::AsLaunched, kfuse::GridMode::Proportional});
   auto Named = [&](const std::string &Name) {
-    return std::find_if(V.begin(), V.end(), [&](const kfuse::Variant &X) { return X.Name == Name; });
+    return std::find_if(V.begin(), V.end(),
+                        [&](const kfuse::Variant &X) { return X.Name == Name; });
   };
   auto P = Named("proportional");
   ASSERT_NE(P, V.end());
@@ -46,10 +47,9 @@ TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
   EXPECT_FALSE(P->Vertical);
   ASSERT_NE(Named("proportional-rb"), V.end());
   EXPECT_TRUE(Named("proportional-rb")->RegisterBound);
-  EXPECT_EQ(std::count_if(V.begin(), V.end(),
-                          [](const kfuse::Variant &X) {
-                            return X.Grid == kfuse::GridMode::Proportional;
-                          }),
+  EXPECT_EQ(std::count_if(
+                V.begin(), V.end(),
+                [](const kfuse::Variant &X) { return X.Grid == kfuse::GridMode::Proportional; }),
             2);
   EXPECT_EQ(V.back().Name, "vertical");
 }
@@ -64,9 +64,8 @@ TEST(VariantSpace, PersistentGridTriesTwoWaves) {
   for (const kfuse::Variant &X : V)
     Names.push_back(X.Name + ":" + std::to_string(X.Waves));
   EXPECT_EQ(Names, (std::vector<std::string>{"h256-512-p:1", "h256-512-p-rb:1", "h256-512-p2:2",
-                                             "h256-512-p2-rb:2", "h256-512-d:1",
-                                             "h256-512-d-rb:1", "vertical-p:1",
-                                             "vertical-d:1"}));
+                                             "h256-512-p2-rb:2", "h256-512-d:1", "h256-512-d-rb:1",
+                                             "vertical-p:1", "vertical-d:1"}));
   EXPECT_TRUE(V[3].RegisterBound);
 }
 

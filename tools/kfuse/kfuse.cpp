@@ -31,32 +31,38 @@ cl::SubCommand Tune("tune", "Measure the fused variants against the native launc
 
 cl::opt<std::string> ConfigPath(cl::Positional, cl::desc("<config.yaml>"), cl::Required,
                                 cl::sub(Fuse), cl::sub(Tune), cl::cat(Category));
-cl::opt<std::string> Output("o", cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
+cl::opt<std::string> Output("o",
+                            cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
                             cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune),
                             cl::cat(Category));
 cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusion with this name"),
                                 cl::value_desc("name"), cl::sub(Fuse), cl::sub(Tune),
                                 cl::cat(Category));
-cl::opt<std::string> Header("header", cl::desc("Also write a header declaring the launchers, for "
-                                               "callers in other source files"),
+cl::opt<std::string> Header("header",
+                            cl::desc("Also write a header declaring the launchers, for "
+                                     "callers in other source files"),
                             cl::value_desc("file.h"), cl::sub(Fuse), cl::cat(Category));
-cl::opt<std::string> Depfile("depfile", cl::desc("Also write the files the output was made from, "
-                                                 "in Make syntax"),
+cl::opt<std::string> Depfile("depfile",
+                             cl::desc("Also write the files the output was made from, "
+                                      "in Make syntax"),
                              cl::value_desc("file.d"), cl::sub(Fuse), cl::cat(Category));
-cl::opt<std::string> Tuning("tuning", cl::desc("Lay each fusion out as kfuse tune's measurements "
-                                               "chose"),
+cl::opt<std::string> Tuning("tuning",
+                            cl::desc("Lay each fusion out as kfuse tune's measurements "
+                                     "chose"),
                             cl::value_desc("results.json"), cl::sub(Fuse), cl::cat(Category));
 cl::opt<bool> ListReplaced("list-replaced",
                            cl::desc("Only print the files the fused file is compiled in place of "
                                     "('replace:' in the config), one per line"),
                            cl::sub(Fuse), cl::cat(Category));
-cl::opt<std::string> Bundle("bundle", cl::desc("Directory for the tuning harness (default: "
-                                               "<config>.tune)"),
+cl::opt<std::string> Bundle("bundle",
+                            cl::desc("Directory for the tuning harness (default: "
+                                     "<config>.tune)"),
                             cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Results("results", cl::desc("Choose from the harness's measurements"),
                              cl::value_desc("results.json"), cl::sub(Tune), cl::cat(Category));
-cl::opt<std::string> ReportDir("report", cl::desc("Directory for the report and charts "
-                                                  "(default: the output's)"),
+cl::opt<std::string> ReportDir("report",
+                               cl::desc("Directory for the report and charts "
+                                        "(default: the output's)"),
                                cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
 cl::opt<bool> RunHere("run", cl::desc("Run the harness on this machine's GPU, then choose"),
                       cl::sub(Tune), cl::cat(Category));
@@ -67,20 +73,23 @@ cl::opt<bool> PrintCommand("print-command",
                                     "(nvcc's options translated) and stop"),
                            cl::sub(List), cl::cat(Category));
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
-                              cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List),
-                              cl::sub(Tune), cl::cat(Category));
-cl::opt<std::string> CudaPath("cuda-path", cl::desc("CUDA installation to parse against "
-                                                    "(default: /usr/local/cuda)"),
-                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
-                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
-cl::opt<std::string> GpuArch("cuda-gpu-arch", cl::desc("GPU architecture the kernels are read for "
-                                                      "(default: the compile command's, else sm_90)"),
-                             cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
-                             cl::cat(Category));
-cl::opt<std::string> ResourceDir("resource-dir", cl::desc("Clang resource directory (default: "
-                                                          "the one kfuse was built with)"),
-                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
-                                 cl::cat(Category));
+                              cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
+                              cl::cat(Category));
+cl::opt<std::string> CudaPath("cuda-path",
+                              cl::desc("CUDA installation to parse against "
+                                       "(default: /usr/local/cuda)"),
+                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List),
+                              cl::sub(Tune), cl::sub(cl::SubCommand::getTopLevel()),
+                              cl::cat(Category));
+cl::opt<std::string> GpuArch("cuda-gpu-arch",
+                             cl::desc("GPU architecture the kernels are read for "
+                                      "(default: the compile command's, else sm_90)"),
+                             cl::sub(Fuse), cl::sub(List), cl::sub(Tune), cl::cat(Category));
+cl::opt<std::string> ResourceDir("resource-dir",
+                                 cl::desc("Clang resource directory (default: "
+                                          "the one kfuse was built with)"),
+                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List),
+                                 cl::sub(Tune), cl::cat(Category));
 
 cl::extrahelp MoreHelp(
     "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"

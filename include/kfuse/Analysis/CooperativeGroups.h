@@ -28,7 +28,8 @@ namespace kfuse {
 /// What a call to cooperative groups does to a fused block.
 enum class GroupCallKind {
   None,        ///< Not cooperative groups.
-  Handle,      ///< Makes a group (this_thread_block(), tiled_partition<32>()): what it is used for matters.
+  Handle,      ///< Makes a group (this_thread_block(), tiled_partition<32>()): what it is used for
+               ///< matters.
   BlockSync,   ///< thread_block::sync() or cg::sync(block).
   GridSync,    ///< grid_group::sync() or cg::sync(grid).
   BlockQuery,  ///< Reads the block's shape or the thread's place in it: rewritten.

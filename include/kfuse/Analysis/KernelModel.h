@@ -72,7 +72,7 @@ struct CalleeEffect {
   /// An extern __shared__ array it declares or reads: the kernel's dynamic
   /// shared memory, reached through a helper (SharedMemory<T>, smem()).
   const clang::VarDecl *DynamicShared = nullptr;
-  bool Unknown = false;       ///< Somewhere a user function without a body.
+  bool Unknown = false; ///< Somewhere a user function without a body.
   /// A cooperative-groups call it reaches that a fused block cannot keep
   /// (grid sync, or refused), and what it does; null for none.
   const clang::CallExpr *GroupCall = nullptr;

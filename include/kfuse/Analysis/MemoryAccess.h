@@ -65,7 +65,7 @@ struct LoopShape {
 
 struct KernelAccesses {
   std::vector<BufferAccesses> Buffers; ///< One per pointer parameter, in order.
-  std::map<Symbol, LoopShape> Loops; ///< By iteration symbol.
+  std::map<Symbol, LoopShape> Loops;   ///< By iteration symbol.
   const BufferAccesses *find(llvm::StringRef Param) const;
 };
 

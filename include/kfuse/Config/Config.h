@@ -76,8 +76,8 @@ struct KernelSpec {
   std::string ResolvedFile; ///< File, relative to the config's directory.
   std::string Kernel;       ///< Function name, optionally namespace-qualified.
   std::array<unsigned, 3> Block{1, 1, 1};
-  unsigned BlockRank = 1;     ///< How many block dimensions the config gave.
-  bool AnyBlockSize = false;  ///< Correct for every 1-D block size with the grid as launched.
+  unsigned BlockRank = 1;    ///< How many block dimensions the config gave.
+  bool AnyBlockSize = false; ///< Correct for every 1-D block size with the grid as launched.
   /// Correct for every 1-D grid (grid-stride loops): a persistent grid runs
   /// it once on the fused grid instead of looping over its blocks.
   bool AnyGrid = false;
@@ -108,8 +108,8 @@ enum class GridMode {
 const char *gridModeName(GridMode M);
 std::optional<GridMode> parseGridMode(const std::string &Name);
 /// Every grid mode, in the order the tuner tries them.
-constexpr GridMode AllGridModes[] = {GridMode::AsLaunched, GridMode::Persistent,
-                                     GridMode::Dynamic, GridMode::Proportional};
+constexpr GridMode AllGridModes[] = {GridMode::AsLaunched, GridMode::Persistent, GridMode::Dynamic,
+                                     GridMode::Proportional};
 /// Every kernel's range starts at thread 0 of the fused block: one kernel
 /// runs there at a time.
 constexpr bool stacksRanges(GridMode M) { return M == GridMode::Proportional; }
@@ -137,9 +137,9 @@ struct FlowSpec {
 
 /// What kfuse tune tries and how it measures.
 struct TuneSpec {
-  unsigned Step = 128;        ///< Partition granularity in threads, a warp multiple.
-  unsigned Samples = 30;      ///< Timed samples per candidate (at least 20).
-  double Tolerance = 1e-5;    ///< Relative difference allowed between float outputs.
+  unsigned Step = 128;     ///< Partition granularity in threads, a warp multiple.
+  unsigned Samples = 30;   ///< Timed samples per candidate (at least 20).
+  double Tolerance = 1e-5; ///< Relative difference allowed between float outputs.
   /// Grid modes the variants try.
   std::vector<GridMode> Grids{std::begin(AllGridModes), std::end(AllGridModes)};
 };

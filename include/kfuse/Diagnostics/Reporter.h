@@ -16,9 +16,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
-#include <memory>
 
 namespace kfuse {
 
@@ -36,8 +36,7 @@ public:
 
   /// Starts a diagnostic at a location of any source manager (an AST's or
   /// the one holding config files). Add arguments with <<.
-  clang::DiagnosticBuilder report(clang::SourceLocation Loc, clang::SourceManager &SM,
-                                  diag::ID Id);
+  clang::DiagnosticBuilder report(clang::SourceLocation Loc, clang::SourceManager &SM, diag::ID Id);
   /// Starts a diagnostic that belongs to no file.
   clang::DiagnosticBuilder report(diag::ID Id);
   /// Prints problems found in a file kfuse read itself (a config), pointing

@@ -60,8 +60,8 @@ outsideRejected(const std::vector<clang::StoredDiagnostic> &All, const RejectedC
 /// after it) to the function bodies of \p Unit that contain them. Returns
 /// nothing when an error lies outside every function body or is fatal, so
 /// that the parse must fail.
-std::optional<RejectedCode> attributeErrors(clang::ASTUnit &Unit,
-                                            const std::vector<clang::StoredDiagnostic> &Diagnostics);
+std::optional<RejectedCode>
+attributeErrors(clang::ASTUnit &Unit, const std::vector<clang::StoredDiagnostic> &Diagnostics);
 
 } // namespace kfuse
 

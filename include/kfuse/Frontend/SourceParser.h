@@ -34,7 +34,7 @@ struct ParserOptions {
   CudaInstallation Cuda;
   /// Given on kfuse's command line: wins over the compile command's.
   std::optional<std::string> GpuArch;
-  std::string ResourceDir;            ///< Clang's resource directory.
+  std::string ResourceDir;             ///< Clang's resource directory.
   std::optional<std::string> BuildDir; ///< Holds compile_commands.json.
   std::vector<std::string> ExtraArgs;  ///< Appended to every command.
 };

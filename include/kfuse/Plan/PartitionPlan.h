@@ -50,13 +50,13 @@ struct PartitionRequest {
   /// Every range starts at thread 0 (one kernel runs at a time), so the
   /// fused block is as large as the largest range, not their sum.
   bool Stacked = false;
-  unsigned Line = 0, Column = 0;   ///< Where problems point in the config.
+  unsigned Line = 0, Column = 0; ///< Where problems point in the config.
 };
 
 struct ThreadRange {
   unsigned Begin = 0;
-  unsigned Size = 0;      ///< Whole warps.
-  unsigned BarrierId = 0; ///< 0 when the kernel has no barrier.
+  unsigned Size = 0;          ///< Whole warps.
+  unsigned BarrierId = 0;     ///< 0 when the kernel has no barrier.
   unsigned LoopBarrierId = 0; ///< 0 unless the member asked for one.
   /// Threads that run the kernel: Size, or its block when that is smaller
   /// than a whole number of warps (the rest of the range pads it).

@@ -12,8 +12,8 @@
 #include "clang/Frontend/ASTUnit.h"
 
 #include <map>
-#include <tuple>
 #include <string>
+#include <tuple>
 
 namespace kfuse {
 

@@ -78,7 +78,7 @@ struct FusedSection {
   std::string EndLabel; ///< Empty when the body never returns early.
   /// For ExitAware barriers: the barrier's state and its shared counters.
   std::string ExitAwareBarrier, ExitCounters;
-  std::string Body;     ///< The rewritten body, braces included.
+  std::string Body; ///< The rewritten body, braces included.
   /// A barrier over the range before the body: the kernel reads what
   /// other threads wrote in the kernels before it. Empty for none.
   std::string WaitBefore;

@@ -10,8 +10,8 @@
 
 #include "kfuse/Analysis/FlowLegality.h"
 #include "kfuse/Analysis/FusionLegality.h"
-#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Plan/PartitionPlan.h"
+#include "kfuse/Transforms/FusedFile.h"
 
 #include <optional>
 #include <set>
@@ -53,8 +53,7 @@ struct ChainBindings {
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
                                             const std::vector<FusionMember> &Members,
                                             const PartitionPlan &Plan, NameAllocator &Names,
-                                            Reporter &Diags,
-                                            const ChainBindings *Chains = nullptr);
+                                            Reporter &Diags, const ChainBindings *Chains = nullptr);
 
 } // namespace kfuse
 

@@ -15,8 +15,8 @@
 #include "kfuse/Analysis/FileSymbols.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
-#include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Transforms/EditSet.h"
+#include "kfuse/Transforms/FusedFile.h"
 
 #include <map>
 #include <optional>

@@ -21,24 +21,24 @@ namespace kfuse {
 /// One fusion's measurements and what the caller knows of it.
 struct EvaluationCase {
   const FusionResult *Result = nullptr;
-  const Verdict *Choice = nullptr; ///< decide()'s: native best and the fastest variant.
+  const Verdict *Choice = nullptr;  ///< decide()'s: native best and the fastest variant.
   std::vector<std::string> Kernels; ///< The config's names, in order.
-  std::vector<unsigned> EvenSplit; ///< kfuse fuse's partition without a config one.
-  std::string Group; ///< Fusions of the same kernels at other input sizes share it.
+  std::vector<unsigned> EvenSplit;  ///< kfuse fuse's partition without a config one.
+  std::string Group;                ///< Fusions of the same kernels at other input sizes share it.
 };
 
 struct EvaluationRow {
   std::string Fusion, Group;
   std::vector<std::string> Kernels;
-  std::vector<double> Alone;  ///< Each kernel by itself, ms.
-  double Ratio = 0;           ///< The first kernel's time over the last one's.
+  std::vector<double> Alone; ///< Each kernel by itself, ms.
+  double Ratio = 0;          ///< The first kernel's time over the last one's.
   const CandidateResult *Sequential = nullptr, *Streams = nullptr, *StreamsReversed = nullptr,
                         *Graph = nullptr, *NativeBest = nullptr, *Vertical = nullptr,
                         *Even = nullptr, *BestFused = nullptr;
   std::vector<NativeKernel> Natives;
-  bool Fuse = false;          ///< The tuner's verdict.
-  double TunedMs = 0;         ///< The winner's time, or native best's when kept.
-  double Overlap = 0;         ///< (sequential - tuned) / (sequential - slowest alone).
+  bool Fuse = false;  ///< The tuner's verdict.
+  double TunedMs = 0; ///< The winner's time, or native best's when kept.
+  double Overlap = 0; ///< (sequential - tuned) / (sequential - slowest alone).
 
   /// Native best over \p C; 0 without both.
   double speedup(const CandidateResult *C) const;

@@ -25,12 +25,12 @@ namespace occupancy {
 
 /// One multiprocessor of compute capability 9.0 (H100, H200).
 struct SmLimits {
-  unsigned Registers = 65536;       ///< Per multiprocessor, and per block.
-  unsigned RegisterUnit = 256;      ///< Registers are given to warps in these units.
-  unsigned SubPartitions = 4;       ///< Register file quarters, each with its own warps.
+  unsigned Registers = 65536;  ///< Per multiprocessor, and per block.
+  unsigned RegisterUnit = 256; ///< Registers are given to warps in these units.
+  unsigned SubPartitions = 4;  ///< Register file quarters, each with its own warps.
   unsigned MaxRegistersPerThread = 255;
-  unsigned SharedBytes = 233472;    ///< 228 KiB per multiprocessor.
-  unsigned SharedUnit = 128;        ///< Shared memory is given to blocks in these units.
+  unsigned SharedBytes = 233472; ///< 228 KiB per multiprocessor.
+  unsigned SharedUnit = 128;     ///< Shared memory is given to blocks in these units.
   unsigned SharedReservedPerBlock = 1024;
   unsigned Threads = 2048;
   unsigned Blocks = 32;
@@ -71,8 +71,8 @@ inline unsigned blocksPerSm(const SmLimits &L, unsigned Threads, unsigned Regist
                             unsigned SharedBytes) {
   if (Threads == 0)
     return 0;
-  return std::min({blocksByRegisters(L, Threads, Registers),
-                   blocksBySharedMemory(L, SharedBytes), blocksByThreads(L, Threads)});
+  return std::min({blocksByRegisters(L, Threads, Registers), blocksBySharedMemory(L, SharedBytes),
+                   blocksByThreads(L, Threads)});
 }
 
 /// One kernel's part of a fused kernel: its threads there and the registers

@@ -33,7 +33,7 @@ constexpr int ResultsSchemaVersion = 1;
 struct CandidateResult {
   std::string Name;
   CandidateKind Kind = CandidateKind::Horizontal;
-  int Kernel = -1;  ///< Kind alone: the index of the kernel run by itself.
+  int Kernel = -1; ///< Kind alone: the index of the kernel run by itself.
   bool Valid = false;
   unsigned long long Mismatches = 0;
   std::string Error;
@@ -91,8 +91,8 @@ struct Verdict {
   bool Fuse = false;
   const CandidateResult *NativeBest = nullptr;
   const CandidateResult *Fastest = nullptr; ///< The fastest valid fused variant.
-  double Speedup = 0; ///< NativeBest / Fastest.
-  double Noise = 0;   ///< The larger noise of the two.
+  double Speedup = 0;                       ///< NativeBest / Fastest.
+  double Noise = 0;                         ///< The larger noise of the two.
   std::string Reason;
 };
 

@@ -20,8 +20,8 @@ namespace kfuse {
 
 /// A kernel of the fusion as the variant space sees it.
 struct TuneMember {
-  unsigned Threads;   ///< Its block as launched today.
-  bool Resizable;     ///< Works with any 1-D block size.
+  unsigned Threads; ///< Its block as launched today.
+  bool Resizable;   ///< Works with any 1-D block size.
 };
 
 /// One fused kernel to build and measure.
@@ -53,9 +53,9 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
 /// Each partition (the even split among them, added where the step misses
 /// it) in each of \p Grids but the proportional one, without and with the
-/// register bound, and on a persistent grid also with two waves of blocks; the proportional variant (each kernel on its own block)
-/// with and without the bound; then the vertical variant in each of the
-/// other \p Grids.
+/// register bound, and on a persistent grid also with two waves of blocks; the proportional variant
+/// (each kernel on its own block) with and without the bound; then the vertical variant in each of
+/// the other \p Grids.
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                   const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 

@@ -19,8 +19,8 @@ extern char **environ; // The harness's environment, for the compilers it starts
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -51,8 +51,8 @@ enum class Scalar {
 
 unsigned elementBytes(Scalar type) {
   switch (type) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) \
-  case Scalar::Id:                                          \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
+  case Scalar::Id:                                                                                 \
     return Bytes;
 #include "kfuse_element_types.def"
   }
@@ -61,8 +61,8 @@ unsigned elementBytes(Scalar type) {
 
 bool isFloating(Scalar type) {
   switch (type) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) \
-  case Scalar::Id:                                          \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
+  case Scalar::Id:                                                                                 \
     return Floating;
 #include "kfuse_element_types.def"
   }
@@ -130,7 +130,7 @@ struct Options {
   std::string nvcc = "nvcc";
   unsigned seed = std::random_device{}(); // Fresh inputs each run; --seed repeats one.
   std::string only;                       ///< --fusion NAME: that fusion alone.
-  std::vector<std::string> includes; ///< The kernels' include directories, as -I options.
+  std::vector<std::string> includes;      ///< The kernels' include directories, as -I options.
 };
 
 /// A variant's shared library and what the toolchain says of its kernel.
@@ -180,8 +180,9 @@ void compileAll(const Options &opt, const std::string &arch, std::vector<std::st
   auto worker = [&] {
     for (size_t i = next++; i < sources.size(); i = next++) {
       std::string log = outputs[i] + ".log";
-      std::vector<std::string> argv = {opt.nvcc, "-std=c++17", "-O3", "-arch=" + arch,
-                                       "-cudart", "shared", "-shared", "-Xcompiler", "-fPIC"};
+      std::vector<std::string> argv = {opt.nvcc,        "-std=c++17", "-O3",
+                                       "-arch=" + arch, "-cudart",    "shared",
+                                       "-shared",       "-Xcompiler", "-fPIC"};
       argv.insert(argv.end(), opt.includes.begin(), opt.includes.end());
       if (!defines[i].empty())
         argv.push_back(defines[i]);
@@ -235,11 +236,11 @@ kfuse::occupancy::SmLimits limitsOf(const cudaDeviceProp &p) {
 
 /// The buffers and argument values of one fusion's kernels.
 struct Inputs {
-  std::vector<std::vector<void *>> device;              // Per kernel, per argument.
+  std::vector<std::vector<void *>> device; // Per kernel, per argument.
   std::vector<std::vector<std::vector<unsigned char>>> pristine;
   std::vector<std::vector<std::array<unsigned char, 8>>> scalars;
-  std::vector<std::vector<void *>> args;                // What cudaLaunchKernel reads.
-  std::vector<void *> flat;                             // All kernels' args in order.
+  std::vector<std::vector<void *>> args; // What cudaLaunchKernel reads.
+  std::vector<void *> flat;              // All kernels' args in order.
 };
 
 template <typename T> void store(unsigned char *to, double v) {
@@ -249,8 +250,8 @@ template <typename T> void store(unsigned char *to, double v) {
 
 void storeScalar(unsigned char *to, Scalar type, double v) {
   switch (type) {
-#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) \
-  case Scalar::Id:                                          \
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
+  case Scalar::Id:                                                                                 \
     return store<CType>(to, v);
 #include "kfuse_element_types.def"
   }
@@ -447,8 +448,7 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
         continue;
       sources.push_back(dir + "/" + f.variants[v].source);
       outputs.push_back(dir + "/build/" + f.name + "." + f.variants[v].name + ".so");
-      defines.push_back(bounded ? "-DKFUSE_MIN_BLOCKS_PER_SM=" +
-                                      std::to_string(built[v].min_blocks)
+      defines.push_back(bounded ? "-DKFUSE_MIN_BLOCKS_PER_SM=" + std::to_string(built[v].min_blocks)
                                 : "");
       results.push_back(&built[v]);
     }
@@ -482,9 +482,9 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
     std::vector<kfuse::occupancy::FusedPart> parts;
     for (unsigned k = 0; k < f.nkernels; ++k)
       parts.push_back({var.threads[k], static_cast<unsigned>(native[k].numRegs)});
-    built[v].min_blocks = kfuse::occupancy::boundBlocks(
-        limits, parts, var.block_threads,
-        static_cast<unsigned>(plain->attr.sharedSizeBytes) + dynamic);
+    built[v].min_blocks =
+        kfuse::occupancy::boundBlocks(limits, parts, var.block_threads,
+                                      static_cast<unsigned>(plain->attr.sharedSizeBytes) + dynamic);
   }
   compile(true);
   double compile_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -598,11 +598,11 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
   for (const Candidate &c : cands) {
     double m = median(c.ms);
     double spread = m > 0 ? (quantile(c.ms, 0.75) - quantile(c.ms, 0.25)) / m : 0;
-    std::printf("  %-26s %10.4f %7.1f%% %7.3fx %5d %6zu %8d %s\n", c.name.c_str(), m,
-                100 * spread, m > 0 ? native_best / m : 0.0, c.built ? c.built->attr.numRegs : 0,
+    std::printf("  %-26s %10.4f %7.1f%% %7.3fx %5d %6zu %8d %s\n", c.name.c_str(), m, 100 * spread,
+                m > 0 ? native_best / m : 0.0, c.built ? c.built->attr.numRegs : 0,
                 c.built ? c.built->attr.localSizeBytes : 0, c.occupancy_api,
-                c.valid ? "yes" : (c.built && !c.built->error.empty() ? c.built->error.c_str()
-                                                                        : "NO"));
+                c.valid ? "yes"
+                        : (c.built && !c.built->error.empty() ? c.built->error.c_str() : "NO"));
   }
 
   std::fprintf(out, "%s\n    {", first ? "" : ",");
@@ -623,9 +623,9 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
       std::fprintf(out, "\"threads\": [");
       for (unsigned k = 0; k < f.nkernels; ++k)
         std::fprintf(out, "%s%u", k ? ", " : "", c.variant->threads[k]);
-      std::fprintf(out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
-                   c.variant->block_threads, c.variant->bounded ? "true" : "false",
-                   c.built->min_blocks);
+      std::fprintf(
+          out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
+          c.variant->block_threads, c.variant->bounded ? "true" : "false", c.built->min_blocks);
       json(out, "grid", c.variant->grid);
       std::fprintf(out, "\"waves\": %u, ", c.variant->waves);
       std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
@@ -709,8 +709,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   // schema_version: docs/results-schema.md; kfuse refuses versions it does not read.
-  std::fprintf(out, "{\"schema_version\": 1, \"device\": %s, \"sm\": \"%d%d\", "
-                    "\"driver_api\": %d, \"runtime\": %d, \"seed\": %u, \"fusions\": [",
+  std::fprintf(out,
+               "{\"schema_version\": 1, \"device\": %s, \"sm\": \"%d%d\", "
+               "\"driver_api\": %d, \"runtime\": %d, \"seed\": %u, \"fusions\": [",
                kfuse_json::quoted(prop.name).c_str(), prop.major, prop.minor, driver, runtime,
                opt.seed);
   bool first = true;
