@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Checks that each stage of kfuse imports only earlier stages.
+
+The compiler is a library in stages, data flowing one way:
+    Diagnostics -> Config -> Frontend -> Analysis -> Plan -> Tuning
+    -> Transforms -> Emission -> Driver
+A file of lib/<Stage>/ or include/kfuse/<Stage>/ may include headers of its
+own stage and of earlier ones; a library of a stage may link libraries of
+those stages only (lib/CMakeLists.txt). Prints each back-edge as
+file:line: error: ... and exits 1 when there is one.
+
+usage: check_layers.py [SOURCE_ROOT]
+"""
+import pathlib
+import re
+import sys
+
+STAGES = ["Diagnostics", "Config", "Frontend", "Analysis", "Plan", "Tuning",
+          "Transforms", "Emission", "Driver"]
+# Libraries whose name is not their stage's.
+LIBRARY_STAGE = {"kfuseDiagnosticIds": "Diagnostics", "kfuseIndexExpr": "Analysis"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"kfuse/([A-Za-z]+)/')
+LINK = re.compile(r"target_link_libraries\(\s*(kfuse[A-Za-z]+)([^)]*)\)", re.S)
+
+
+def stage_of_library(name):
+    stage = LIBRARY_STAGE.get(name, name[len("kfuse"):])
+    return stage if stage in STAGES else None
+
+
+def include_problems(root):
+    problems = []
+    for top in (root / "lib", root / "include" / "kfuse"):
+        for path in sorted(top.rglob("*")):
+            if path.suffix not in (".h", ".cpp", ".cu", ".def") or not path.is_file():
+                continue
+            stage = path.relative_to(top).parts[0]
+            if stage not in STAGES:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                m = INCLUDE.match(line)
+                if m and m.group(1) in STAGES and STAGES.index(m.group(1)) > STAGES.index(stage):
+                    problems.append(f"{path}:{number}: error: {stage} includes "
+                                    f"kfuse/{m.group(1)}/, a later stage")
+    return problems
+
+
+def link_problems(root):
+    cmake = root / "lib" / "CMakeLists.txt"
+    if not cmake.is_file():
+        return []
+    text = cmake.read_text()
+    problems = []
+    for m in LINK.finditer(text):
+        stage = stage_of_library(m.group(1))
+        if stage is None:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        for used in re.findall(r"kfuse[A-Za-z]+", m.group(2)):
+            other = stage_of_library(used)
+            if other and STAGES.index(other) > STAGES.index(stage):
+                problems.append(f"{cmake}:{line}: error: {m.group(1)} ({stage}) links "
+                                f"{used} ({other}), a later stage")
+    return problems
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    problems = include_problems(root) + link_problems(root)
+    for p in problems:
+        print(p)
+    if not problems:
+        print(f"kfuse: every stage imports only earlier ones ({' -> '.join(STAGES)})")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
