@@ -5,10 +5,10 @@
 // an IndexExpr, the conditions it runs under and the loops around it. Built
 // once per kernel; vertical fusion's legality proof and `kfuse list` read it.
 //
-// Symbols of the index expressions: threadIdx.x, blockIdx.x, gridDim.x (and
-// y, z); "$n" for scalar parameter n; "@i#k" for the iteration count of the
-// k-th canonical loop over variable i. blockDim is replaced by the block the
-// kernel is launched with, when it is known.
+// Symbols of the index expressions: built-ins (threadIdx.x, blockIdx.x,
+// gridDim.x, and y, z), scalar parameters, and the iteration count of each
+// canonical loop (Symbol::loop, numbered in the kernel). blockDim is replaced
+// by the block the kernel is launched with, when it is known.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_ANALYSIS_MEMORYACCESS_H
