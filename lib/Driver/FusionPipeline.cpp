@@ -223,6 +223,7 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     return std::nullopt;
   PartitionPlan Expanded;
   Expanded.BlockThreads = Plan.Plan->BlockThreads;
+  Expanded.BarrierIds = Plan.Plan->BarrierIds;
   for (size_t G = 0; G < Groups.size(); ++G)
     for (size_t J = Groups[G].First; J < Groups[G].First + Groups[G].Count; ++J) {
       ThreadRange R = Plan.Plan->Ranges[G];

@@ -197,6 +197,7 @@ private:
         std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
         if (!K)
           return false;
+        TF.Variants.back().Barriers = K->BarrierIds;
         FusedFile File;
         File.Generator = std::string("kfuse ") + Version;
         File.Config = Request.ConfigPath;
@@ -204,6 +205,11 @@ private:
         File.Kernels.push_back(std::move(*K));
         Files[Source] = printVariantSource(File, Types);
       }
+      // A bounded variant is its twin's source compiled with the bound.
+      for (TuneVariant &V : TF.Variants)
+        for (const TuneVariant &Twin : TF.Variants)
+          if (V.Bounded && !Twin.Bounded && Twin.Source == V.Source)
+            V.Barriers = Twin.Barriers;
       Fusions.push_back(std::move(TF));
     }
     if (Diags.errorCount() != 0)
@@ -219,6 +225,7 @@ private:
     Files["kfuse_occupancy.h"] = occupancyHeaderSource();
     Files["kfuse_json.h"] = jsonHeaderSource();
     Files["kfuse_element_types.def"] = elementTypesSource();
+    Files["kfuse_candidate_kinds.def"] = candidateKindsSource();
     Files["run.sh"] = tuneRunScript();
     OutputTransaction Written(Diags);
     Written.addInputs(ReadFiles);

@@ -69,7 +69,7 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
       for (size_t I = 0; I < V.Threads.size(); ++I)
         OS << (I ? ", " : "") << V.Threads[I];
       OS << "}, " << V.BlockThreads << ", " << literal(gridModeName(V.Grid)) << ", " << V.Waves
-         << "},\n";
+         << ", " << V.Barriers << "},\n";
     }
     OS << "};\n";
   }
@@ -121,6 +121,8 @@ std::string occupancyHeaderSource() { return OccupancySource; }
 std::string jsonHeaderSource() { return JsonSource; }
 
 std::string elementTypesSource() { return ElementTypesSource; }
+
+std::string candidateKindsSource() { return CandidateKindsSource; }
 
 std::string tuneRunScript() {
   return R"sh(#!/usr/bin/env bash

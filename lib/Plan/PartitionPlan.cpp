@@ -130,6 +130,9 @@ private:
           R.Stacked ? std::max(Plan.BlockThreads, T.Size) : Plan.BlockThreads + T.Size;
       Plan.Ranges.push_back(T);
     }
+    Plan.BarrierIds = NextBarrier;
+    if (!Reserved.empty())
+      Plan.BarrierIds = std::max(Plan.BarrierIds, *Reserved.rbegin() + 1);
     return Plan;
   }
 };

@@ -366,6 +366,7 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   K.KernelName = Fusion + "_fused";
   K.LauncherName = Fusion + "_launch";
   K.BlockThreads = Plan.BlockThreads;
+  K.BarrierIds = Plan.BarrierIds;
   Names.reserve(K.KernelName);
   Names.reserve(K.LauncherName);
   for (const char *Generated :

@@ -28,31 +28,32 @@ const CandidateResult *FusionResult::alone(size_t K) const {
   return nullptr;
 }
 
-namespace {
-
-struct KindName {
-  CandidateKind Kind;
-  const char *Name;
-};
-constexpr KindName KindNames[] = {
-    {CandidateKind::Sequential, "sequential"}, {CandidateKind::Streams, "streams"},
-    {CandidateKind::Graph, "graph"},           {CandidateKind::Horizontal, "horizontal"},
-    {CandidateKind::Vertical, "vertical"},     {CandidateKind::Alone, "alone"}};
-
-} // namespace
-
 const char *candidateKindName(CandidateKind K) {
-  for (const KindName &N : KindNames)
-    if (N.Kind == K)
-      return N.Name;
+  switch (K) {
+#define KFUSE_CANDIDATE_KIND(Id, Name, Native)                                                     \
+  case CandidateKind::Id:                                                                          \
+    return Name;
+#include "kfuse/Tuning/CandidateKinds.def"
+  }
   return "";
 }
 
 std::optional<CandidateKind> parseCandidateKind(const std::string &Name) {
-  for (const KindName &N : KindNames)
-    if (Name == N.Name)
-      return N.Kind;
+#define KFUSE_CANDIDATE_KIND(Id, Spelling, Native)                                                 \
+  if (Name == Spelling)                                                                            \
+    return CandidateKind::Id;
+#include "kfuse/Tuning/CandidateKinds.def"
   return std::nullopt;
+}
+
+bool isNativeKind(CandidateKind K) {
+  switch (K) {
+#define KFUSE_CANDIDATE_KIND(Id, Name, Native)                                                     \
+  case CandidateKind::Id:                                                                          \
+    return Native;
+#include "kfuse/Tuning/CandidateKinds.def"
+  }
+  return false;
 }
 
 namespace {
@@ -93,9 +94,11 @@ bool mapCount(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLitera
 // Read with llvm::json: a wrong or missing field is reported by its path,
 // "expected number at results.fusions[0].candidates[2].median_ms".
 bool fromJSON(const llvm::json::Value &V, CandidateKind &K, llvm::json::Path P) {
-  return fromName(V, K, P, parseCandidateKind,
-                  "expected a candidate kind (sequential, streams, graph, horizontal, vertical "
-                  "or alone)");
+  // Every name the table has; json::Path keeps the message, so a literal.
+  return fromName(V, K, P, parseCandidateKind, "expected a candidate kind, one of:"
+#define KFUSE_CANDIDATE_KIND(Id, Name, Native) " " Name
+#include "kfuse/Tuning/CandidateKinds.def"
+  );
 }
 
 bool fromJSON(const llvm::json::Value &V, GridMode &G, llvm::json::Path P) {

@@ -83,6 +83,19 @@ TEST(PartitionPlan, BarrierIdsSkipKernelsWithoutBarriers) {
   EXPECT_EQ(R.Plan->Ranges[0].BarrierId, 0u);
   EXPECT_EQ(R.Plan->Ranges[1].BarrierId, 1u);
   EXPECT_EQ(R.Plan->Ranges[2].BarrierId, 2u);
+  EXPECT_EQ(R.Plan->BarrierIds, 3u); // Ids 0 to 2: the occupancy calculator counts 3.
+}
+
+TEST(PartitionPlan, BarrierIdsCountWhatTheKernelsReserve) {
+  PartitionResult None = planPartition(request({{"a", 256, true, false}, {"b", 256, true}}));
+  ASSERT_TRUE(None.Plan);
+  EXPECT_EQ(None.Plan->BarrierIds, 1u); // __syncthreads() alone.
+  // The kernel's own PTX uses id 5: ids 1 and 2 go to the ranges, 0-5 are used.
+  PartitionMember A{"a", 256, true, true, {5}, true};
+  PartitionResult R = planPartition(request({A, {"b", 256, true}}));
+  ASSERT_TRUE(R.Plan);
+  EXPECT_EQ(R.Plan->Ranges[0].LoopBarrierId, 2u);
+  EXPECT_EQ(R.Plan->BarrierIds, 6u);
 }
 
 TEST(PartitionPlan, ExplicitPartitionMustBeWarpMultiples) {

@@ -45,6 +45,7 @@ struct TuneVariant {
   unsigned BlockThreads = 0;
   GridMode Grid = GridMode::AsLaunched;
   unsigned Waves = 1;
+  unsigned Barriers = 1; ///< Block barrier ids the fused kernel uses.
 };
 
 struct TuneFusion {
@@ -76,6 +77,9 @@ std::string jsonHeaderSource();
 /// kfuse's table of element types, which the harness generates its Scalar
 /// from: kfuse_element_types.def beside it.
 std::string elementTypesSource();
+/// kfuse's table of candidate kinds, which the harness generates its Kind
+/// from: kfuse_candidate_kinds.def beside it.
+std::string candidateKindsSource();
 std::string tuneRunScript();
 
 } // namespace kfuse

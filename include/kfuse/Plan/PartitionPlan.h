@@ -68,6 +68,9 @@ struct ThreadRange {
 struct PartitionPlan {
   std::vector<ThreadRange> Ranges; ///< One per member, in order.
   unsigned BlockThreads = 0;
+  /// Block barriers the fused kernel uses: its highest id plus one (id 0,
+  /// __syncthreads(), always counts). From Hopper on they limit occupancy.
+  unsigned BarrierIds = 1;
 };
 
 struct PartitionResult {

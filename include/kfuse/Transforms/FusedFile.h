@@ -114,7 +114,8 @@ struct FusedKernel {
   std::string KernelName;
   std::string LauncherName;
   unsigned BlockThreads = 0;
-  bool Vertical = false; ///< Every section from thread 0, one after the other.
+  unsigned BarrierIds = 1; ///< Block barriers it uses, as the plan gave out ids.
+  bool Vertical = false;   ///< Every section from thread 0, one after the other.
   /// The second argument of __launch_bounds__ (a number or a macro), which
   /// bounds the registers; empty for none.
   std::string MinBlocksPerSm;

@@ -1,78 +1,55 @@
 //===- Occupancy.h - blocks per multiprocessor and register bounds -*- C++ -*-===//
 //
-// How many blocks of a kernel one multiprocessor holds, by the rules the CUDA
-// occupancy calculator publishes (cuda_occupancy.h): registers go to warps
-// in units of 256 and are split among 4 sub-partitions, shared memory goes
-// to blocks in units of 128 bytes plus 1 KiB the driver reserves per block,
-// and threads and blocks per multiprocessor are capped. And the register
-// bound of the HFuse paper (Fig. 6): enough registers per thread that the
-// fused kernel keeps as many blocks per multiprocessor as its kernels had,
-// unless threads or shared memory allow fewer anyway.
+// How many blocks of a kernel one multiprocessor holds comes from the CUDA
+// toolkit's own calculator (cuda_occupancy.h, header-only, every
+// architecture): registers, shared memory, threads, blocks and, from
+// Hopper on, the block barriers a fused kernel's named barriers use up.
+// Over it, the register bound of the HFuse paper (Fig. 6): enough registers
+// per thread that the fused kernel keeps as many blocks per multiprocessor
+// as its kernels had, unless the calculator allows fewer anyway.
 //
-// Header-only and free of everything but the standard library: kfuse tune
-// copies it into the harness that runs on the GPU machine, so the bound the
-// harness computes is the one the unit tests check.
+// Header-only: kfuse tune copies it into the harness that runs on the GPU
+// machine, so the bound the harness computes is the one the unit tests check.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_OCCUPANCY_H
 #define KFUSE_TUNING_OCCUPANCY_H
 
+#include <cuda_occupancy.h>
+
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 namespace kfuse {
 namespace occupancy {
 
-/// One multiprocessor of compute capability 9.0 (H100, H200).
-struct SmLimits {
-  unsigned Registers = 65536;  ///< Per multiprocessor, and per block.
-  unsigned RegisterUnit = 256; ///< Registers are given to warps in these units.
-  unsigned SubPartitions = 4;  ///< Register file quarters, each with its own warps.
-  unsigned MaxRegistersPerThread = 255;
-  unsigned SharedBytes = 233472; ///< 228 KiB per multiprocessor.
-  unsigned SharedUnit = 128;     ///< Shared memory is given to blocks in these units.
-  unsigned SharedReservedPerBlock = 1024;
-  unsigned Threads = 2048;
-  unsigned Blocks = 32;
-  unsigned WarpSize = 32;
+/// What the calculator needs of a kernel.
+struct KernelUse {
+  unsigned Threads = 0;   ///< Per block.
+  unsigned Registers = 0; ///< Per thread; 0 when not known yet (no register limit).
+  size_t SharedBytes = 0; ///< Static and dynamic, per block.
+  unsigned Barriers = 1;  ///< Block barrier ids: __syncthreads() is id 0.
 };
 
-inline unsigned roundUp(unsigned Value, unsigned Unit) { return (Value + Unit - 1) / Unit * Unit; }
-
-/// Blocks per multiprocessor that registers allow.
-inline unsigned blocksByRegisters(const SmLimits &L, unsigned Threads, unsigned Registers) {
-  if (Registers == 0)
-    return L.Blocks;
-  if (Registers > L.MaxRegistersPerThread)
+/// Blocks of a kernel resident on one multiprocessor at once; 0 when a
+/// block cannot launch at all.
+inline unsigned blocksPerSm(const cudaOccDeviceProp &Device, const KernelUse &K) {
+  if (K.Threads == 0)
     return 0;
-  unsigned Warps = (Threads + L.WarpSize - 1) / L.WarpSize;
-  unsigned PerWarp = roundUp(Registers * L.WarpSize, L.RegisterUnit);
-  // A block must fit as if its warps were spread over every sub-partition.
-  if (PerWarp * roundUp(Warps, L.SubPartitions) > L.Registers)
+  cudaOccFuncAttributes Attributes;
+  Attributes.maxThreadsPerBlock = INT_MAX;
+  Attributes.numRegs = static_cast<int>(K.Registers);
+  Attributes.sharedSizeBytes = K.SharedBytes;
+  Attributes.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+  Attributes.maxDynamicSharedSizeBytes = Device.sharedMemPerBlockOptin;
+  Attributes.numBlockBarriers = static_cast<int>(K.Barriers);
+  cudaOccDeviceState State;
+  cudaOccResult Result;
+  if (cudaOccMaxActiveBlocksPerMultiprocessor(&Result, &Device, &Attributes, &State,
+                                              static_cast<int>(K.Threads), 0) != CUDA_OCC_SUCCESS)
     return 0;
-  unsigned WarpsPerSubPartition = L.Registers / L.SubPartitions / PerWarp;
-  return WarpsPerSubPartition * L.SubPartitions / Warps;
-}
-
-/// Blocks per multiprocessor that shared memory allows.
-inline unsigned blocksBySharedMemory(const SmLimits &L, unsigned SharedBytes) {
-  unsigned PerBlock = roundUp(SharedBytes + L.SharedReservedPerBlock, L.SharedUnit);
-  return L.SharedBytes / PerBlock;
-}
-
-/// Blocks per multiprocessor that the thread and block caps allow.
-inline unsigned blocksByThreads(const SmLimits &L, unsigned Threads) {
-  unsigned Warps = (Threads + L.WarpSize - 1) / L.WarpSize;
-  return std::min(L.Threads / L.WarpSize / Warps, L.Blocks);
-}
-
-/// Blocks of a kernel resident on one multiprocessor at once.
-inline unsigned blocksPerSm(const SmLimits &L, unsigned Threads, unsigned Registers,
-                            unsigned SharedBytes) {
-  if (Threads == 0)
-    return 0;
-  return std::min({blocksByRegisters(L, Threads, Registers), blocksBySharedMemory(L, SharedBytes),
-                   blocksByThreads(L, Threads)});
+  return static_cast<unsigned>(std::max(Result.activeBlocksPerMultiprocessor, 0));
 }
 
 /// One kernel's part of a fused kernel: its threads there and the registers
@@ -84,22 +61,48 @@ struct FusedPart {
 
 /// HFuse Fig. 6, lines 9-11: the blocks per multiprocessor the fused kernel
 /// should keep. b_i = SMNRegs / (d_i * NRegs(K_i)) for each part, capped by
-/// shared memory and by threads; at least 1.
-inline unsigned boundBlocks(const SmLimits &L, const std::vector<FusedPart> &Parts,
-                            unsigned FusedThreads, unsigned FusedSharedBytes) {
-  unsigned Blocks = blocksBySharedMemory(L, FusedSharedBytes);
-  Blocks = std::min(Blocks, L.Threads / std::max(FusedThreads, 1u));
+/// what the calculator allows the fused block without a register limit
+/// (threads, shared memory, barriers); at least 1.
+inline unsigned boundBlocks(const cudaOccDeviceProp &Device, const std::vector<FusedPart> &Parts,
+                            KernelUse Fused) {
+  Fused.Registers = 0;
+  unsigned Blocks = blocksPerSm(Device, Fused);
   for (const FusedPart &P : Parts)
     if (P.Threads && P.Registers)
-      Blocks = std::min(Blocks, L.Registers / (P.Threads * P.Registers));
+      Blocks = std::min(Blocks, static_cast<unsigned>(Device.regsPerMultiprocessor) /
+                                    (P.Threads * P.Registers));
   return std::max(Blocks, 1u);
 }
 
 /// HFuse Fig. 6, line 12: r_0 = SMNRegs / (b_0 * d_0), the registers per
 /// thread that let \p Blocks blocks of \p FusedThreads threads fit.
-inline unsigned registerBound(const SmLimits &L, unsigned Blocks, unsigned FusedThreads) {
-  return std::min(L.Registers / (std::max(Blocks, 1u) * std::max(FusedThreads, 1u)),
-                  L.MaxRegistersPerThread);
+/// At most 255: the calculator allocates up to 256 a thread, but the
+/// 256th register is the zero register no code can hold a value in.
+inline unsigned registerBound(const cudaOccDeviceProp &Device, unsigned Blocks,
+                              unsigned FusedThreads) {
+  const unsigned MaxRegistersPerThread = 255;
+  return std::min(static_cast<unsigned>(Device.regsPerMultiprocessor) /
+                      (std::max(Blocks, 1u) * std::max(FusedThreads, 1u)),
+                  MaxRegistersPerThread);
+}
+
+/// An H100 SXM (compute capability 9.0) as cudaGetDeviceProperties
+/// describes it: for tests, and for planning without a GPU.
+inline cudaOccDeviceProp hopperH100() {
+  cudaOccDeviceProp P;
+  P.computeMajor = 9;
+  P.computeMinor = 0;
+  P.maxThreadsPerBlock = 1024;
+  P.maxThreadsPerMultiprocessor = 2048;
+  P.regsPerBlock = 65536;
+  P.regsPerMultiprocessor = 65536;
+  P.warpSize = 32;
+  P.sharedMemPerBlock = 49152;
+  P.sharedMemPerMultiprocessor = 233472;
+  P.numSms = 132;
+  P.sharedMemPerBlockOptin = 232448;
+  P.reservedSharedMemPerBlock = 1024;
+  return P;
 }
 
 } // namespace occupancy

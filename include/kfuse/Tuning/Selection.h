@@ -20,11 +20,16 @@ namespace kfuse {
 
 /// What a candidate runs: one of the native launches, a fused variant, or
 /// one original kernel by itself.
-enum class CandidateKind { Sequential, Streams, Graph, Horizontal, Vertical, Alone };
+enum class CandidateKind {
+#define KFUSE_CANDIDATE_KIND(Id, Name, Native) Id,
+#include "kfuse/Tuning/CandidateKinds.def"
+};
 
 /// The kind's name in the results file ("sequential", ...).
 const char *candidateKindName(CandidateKind K);
 std::optional<CandidateKind> parseCandidateKind(const std::string &Name);
+/// One of the original launches that a fused variant must beat.
+bool isNativeKind(CandidateKind K);
 
 /// The results file format this kfuse writes and reads ("schema_version";
 /// docs/results-schema.md). A file without the key is version 1.
@@ -47,10 +52,7 @@ struct CandidateResult {
   double Median = 0, P25 = 0, P75 = 0;
   unsigned Samples = 0;
 
-  bool native() const {
-    return Kind == CandidateKind::Sequential || Kind == CandidateKind::Streams ||
-           Kind == CandidateKind::Graph;
-  }
+  bool native() const { return isNativeKind(Kind); }
   /// One original kernel by itself: a reference, not a way to run the fusion.
   bool alone() const { return Kind == CandidateKind::Alone; }
   /// Half the interquartile range relative to the median.

@@ -43,6 +43,22 @@ struct kfuse_launch {
   size_t shared_bytes;
 };
 
+// What a candidate runs, from kfuse's own table (kfuse_candidate_kinds.def).
+enum class Kind {
+#define KFUSE_CANDIDATE_KIND(Id, Name, Native) Id,
+#include "kfuse_candidate_kinds.def"
+};
+
+const char *kindName(Kind kind) {
+  switch (kind) {
+#define KFUSE_CANDIDATE_KIND(Id, Name, Native)                                                     \
+  case Kind::Id:                                                                                   \
+    return Name;
+#include "kfuse_candidate_kinds.def"
+  }
+  return "";
+}
+
 // Element types, from kfuse's own table (kfuse_element_types.def).
 enum class Scalar {
 #define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating) Id,
@@ -93,8 +109,9 @@ struct Variant {
   bool vertical, bounded;
   unsigned threads[8]; // Per kernel.
   unsigned block_threads;
-  const char *grid; // as-launched, persistent, dynamic or proportional.
-  unsigned waves;   // A persistent grid's blocks: resident blocks times this.
+  const char *grid;  // as-launched, persistent, dynamic or proportional.
+  unsigned waves;    // A persistent grid's blocks: resident blocks times this.
+  unsigned barriers; // Block barrier ids the fused kernel uses.
 };
 
 struct Fusion {
@@ -221,17 +238,6 @@ void load(Built &b, const std::string &path) {
   }
   b.kernel = kernel();
   CHECK(cudaFuncGetAttributes(&b.attr, b.kernel));
-}
-
-kfuse::occupancy::SmLimits limitsOf(const cudaDeviceProp &p) {
-  kfuse::occupancy::SmLimits l;
-  l.Registers = p.regsPerMultiprocessor;
-  l.SharedBytes = static_cast<unsigned>(p.sharedMemPerMultiprocessor);
-  l.SharedReservedPerBlock = static_cast<unsigned>(p.reservedSharedMemPerBlock);
-  l.Threads = p.maxThreadsPerMultiProcessor;
-  l.Blocks = p.maxBlocksPerMultiProcessor;
-  l.WarpSize = p.warpSize;
-  return l;
 }
 
 /// The buffers and argument values of one fusion's kernels.
@@ -365,12 +371,13 @@ unsigned long long mismatches(const Fusion &f, const std::vector<std::vector<uns
 
 /// One way to run the fusion's work: a native launch style or a variant.
 struct Candidate {
-  std::string name, kind;
+  std::string name;
+  Kind kind;
   const Variant *variant = nullptr;
   Built *built = nullptr;
   cudaGraphExec_t graph = nullptr;
   bool reverse = false;
-  unsigned kernel = 0; // Kind "alone": which one.
+  unsigned kernel = 0; // Kind::Alone: which one.
   unsigned long long bad = 0;
   bool valid = true;
   std::vector<float> ms;
@@ -381,8 +388,22 @@ struct Candidate {
 struct Streams {
   cudaStream_t main;
   std::vector<cudaStream_t> side;
-  std::vector<cudaEvent_t> fork, join;
+  cudaEvent_t fork;
+  std::vector<cudaEvent_t> join;
 };
+
+Streams makeStreams(unsigned kernels) {
+  Streams st;
+  CHECK(cudaStreamCreateWithFlags(&st.main, cudaStreamNonBlocking));
+  CHECK(cudaEventCreateWithFlags(&st.fork, cudaEventDisableTiming));
+  st.side.resize(kernels);
+  st.join.resize(kernels);
+  for (unsigned k = 0; k < kernels; ++k) {
+    CHECK(cudaStreamCreateWithFlags(&st.side[k], cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&st.join[k], cudaEventDisableTiming));
+  }
+  return st;
+}
 
 void launchNative(const Fusion &f, Inputs &in, unsigned k, cudaStream_t s) {
   const Kernel &kn = f.kernels[k];
@@ -390,10 +411,10 @@ void launchNative(const Fusion &f, Inputs &in, unsigned k, cudaStream_t s) {
 }
 
 void runSideBySide(const Fusion &f, Inputs &in, Streams &st, bool reverse) {
-  CHECK(cudaEventRecord(st.fork[0], st.main));
+  CHECK(cudaEventRecord(st.fork, st.main));
   for (unsigned j = 0; j < f.nkernels; ++j) {
     unsigned k = reverse ? f.nkernels - 1 - j : j;
-    CHECK(cudaStreamWaitEvent(st.side[k], st.fork[0], 0));
+    CHECK(cudaStreamWaitEvent(st.side[k], st.fork, 0));
     launchNative(f, in, k, st.side[k]);
     CHECK(cudaEventRecord(st.join[k], st.side[k]));
   }
@@ -403,17 +424,22 @@ void runSideBySide(const Fusion &f, Inputs &in, Streams &st, bool reverse) {
 
 void run(const Fusion &f, Inputs &in, Streams &st, Candidate &c,
          const std::vector<kfuse_launch> &launches) {
-  if (c.kind == "sequential") {
+  switch (c.kind) {
+  case Kind::Sequential:
     for (unsigned k = 0; k < f.nkernels; ++k)
       launchNative(f, in, k, st.main);
-  } else if (c.kind == "streams") {
-    runSideBySide(f, in, st, c.reverse);
-  } else if (c.kind == "graph") {
+    return;
+  case Kind::Streams:
+    return runSideBySide(f, in, st, c.reverse);
+  case Kind::Graph:
     CHECK(cudaGraphLaunch(c.graph, st.main));
-  } else if (c.kind == "alone") {
-    launchNative(f, in, c.kernel, st.main);
-  } else {
+    return;
+  case Kind::Alone:
+    return launchNative(f, in, c.kernel, st.main);
+  case Kind::Horizontal:
+  case Kind::Vertical:
     CHECK(c.built->launch(launches.data(), in.flat.data(), st.main));
+    return;
   }
 }
 
@@ -431,121 +457,127 @@ void json(FILE *out, const char *key, const std::string &value, bool comma = tru
   std::fprintf(out, "\"%s\": %s%s", key, kfuse_json::quoted(value).c_str(), comma ? ", " : "");
 }
 
-void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
-                const std::string &dir, FILE *out, bool first) {
-  std::printf("fusion %s: %u variants\n", f.name, f.nvariants);
-  std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  kfuse::occupancy::SmLimits limits = limitsOf(prop);
-  std::vector<Built> built(f.nvariants);
+/// The variants built, and what the toolchain gave the original kernels.
+struct Compiled {
+  std::vector<Built> built; // Per variant.
+  std::vector<cudaFuncAttributes> native;
+  unsigned dynamic = 0; // The kernels' dynamic shared memory, which the fused kernel sums.
+  double seconds = 0;
+};
 
-  // Unbounded variants first: the bound needs the originals' registers and
-  // the fused kernel's shared memory.
-  auto compile = [&](bool bounded) {
-    std::vector<std::string> sources, outputs, defines;
-    std::vector<Built *> results;
-    for (unsigned v = 0; v < f.nvariants; ++v) {
-      if (f.variants[v].bounded != bounded || !built[v].error.empty())
-        continue;
-      sources.push_back(dir + "/" + f.variants[v].source);
-      outputs.push_back(dir + "/build/" + f.name + "." + f.variants[v].name + ".so");
-      defines.push_back(bounded ? "-DKFUSE_MIN_BLOCKS_PER_SM=" + std::to_string(built[v].min_blocks)
-                                : "");
-      results.push_back(&built[v]);
-    }
-    compileAll(opt, arch, sources, outputs, defines, results);
-    for (size_t i = 0; i < results.size(); ++i)
-      load(*results[i], outputs[i]);
-  };
-  auto start = Clock::now();
-  compile(false);
-  std::vector<cudaFuncAttributes> native(f.nkernels);
-  for (unsigned k = 0; k < f.nkernels; ++k)
-    CHECK(cudaFuncGetAttributes(&native[k], f.kernels[k].kernel()));
-  unsigned dynamic = 0;
-  for (unsigned k = 0; k < f.nkernels; ++k)
-    dynamic += f.kernels[k].shared_bytes;
+/// Builds and loads the variants with the given register bound setting.
+void compileSome(const Fusion &f, const Options &opt, const std::string &arch,
+                 const std::string &dir, std::vector<Built> &built, bool bounded) {
+  std::vector<std::string> sources, outputs, defines;
+  std::vector<Built *> results;
+  for (unsigned v = 0; v < f.nvariants; ++v) {
+    if (f.variants[v].bounded != bounded || !built[v].error.empty())
+      continue;
+    sources.push_back(dir + "/" + f.variants[v].source);
+    outputs.push_back(dir + "/build/" + f.name + "." + f.variants[v].name + ".so");
+    defines.push_back(bounded ? "-DKFUSE_MIN_BLOCKS_PER_SM=" + std::to_string(built[v].min_blocks)
+                              : "");
+    results.push_back(&built[v]);
+  }
+  compileAll(opt, arch, sources, outputs, defines, results);
+  for (size_t i = 0; i < results.size(); ++i)
+    load(*results[i], outputs[i]);
+}
+
+/// HFuse's register bound for each bounded variant, from its unbounded
+/// twin's shared memory and the originals' registers.
+void boundVariants(const Fusion &f, const cudaOccDeviceProp &device, Compiled &c) {
   for (unsigned v = 0; v < f.nvariants; ++v) {
     const Variant &var = f.variants[v];
     if (!var.bounded)
       continue;
-    // The same partition without the bound tells the fused shared memory.
     const Built *plain = nullptr;
     for (unsigned u = 0; u < f.nvariants; ++u)
-      if (!f.variants[u].bounded && !f.variants[u].vertical &&
-          std::strcmp(f.variants[u].grid, var.grid) == 0 &&
-          std::equal(var.threads, var.threads + f.nkernels, f.variants[u].threads))
-        plain = &built[u];
+      if (!f.variants[u].bounded && std::strcmp(f.variants[u].source, var.source) == 0)
+        plain = &c.built[u];
     if (!plain || !plain->error.empty()) {
-      built[v].error = "its unbounded twin did not build";
+      c.built[v].error = "its unbounded twin did not build";
       continue;
     }
     std::vector<kfuse::occupancy::FusedPart> parts;
     for (unsigned k = 0; k < f.nkernels; ++k)
-      parts.push_back({var.threads[k], static_cast<unsigned>(native[k].numRegs)});
-    built[v].min_blocks =
-        kfuse::occupancy::boundBlocks(limits, parts, var.block_threads,
-                                      static_cast<unsigned>(plain->attr.sharedSizeBytes) + dynamic);
+      parts.push_back({var.threads[k], static_cast<unsigned>(c.native[k].numRegs)});
+    c.built[v].min_blocks = kfuse::occupancy::boundBlocks(
+        device, parts,
+        {var.block_threads, 0, plain->attr.sharedSizeBytes + c.dynamic, var.barriers});
   }
-  compile(true);
-  double compile_s = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("  compiled in %.1f s\n", compile_s);
+}
 
-  Inputs in = makeInputs(f, opt.seed);
-  Streams st;
-  CHECK(cudaStreamCreateWithFlags(&st.main, cudaStreamNonBlocking));
-  st.side.resize(f.nkernels);
-  st.fork.resize(1);
-  st.join.resize(f.nkernels);
-  CHECK(cudaEventCreateWithFlags(&st.fork[0], cudaEventDisableTiming));
+Compiled compileVariants(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
+                         const std::string &dir) {
+  Compiled c;
+  c.built.resize(f.nvariants);
+  std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  auto start = Clock::now();
+  compileSome(f, opt, arch, dir, c.built, /*bounded=*/false);
+  c.native.resize(f.nkernels);
   for (unsigned k = 0; k < f.nkernels; ++k) {
-    CHECK(cudaStreamCreateWithFlags(&st.side[k], cudaStreamNonBlocking));
-    CHECK(cudaEventCreateWithFlags(&st.join[k], cudaEventDisableTiming));
+    CHECK(cudaFuncGetAttributes(&c.native[k], f.kernels[k].kernel()));
+    c.dynamic += f.kernels[k].shared_bytes;
   }
-  std::vector<kfuse_launch> launches;
-  for (unsigned k = 0; k < f.nkernels; ++k)
-    launches.push_back({f.kernels[k].grid, f.kernels[k].block, f.kernels[k].shared_bytes});
+  boundVariants(f, cudaOccDeviceProp(prop), c);
+  compileSome(f, opt, arch, dir, c.built, /*bounded=*/true);
+  c.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("  compiled in %.1f s\n", c.seconds);
+  return c;
+}
 
+/// Every way to run the fusion: the native launches, each variant that
+/// built, and each original kernel alone.
+std::vector<Candidate> candidates(const Fusion &f, const cudaDeviceProp &prop, Compiled &c,
+                                  Inputs &in, Streams &st) {
   std::vector<Candidate> cands;
-  cands.push_back({"native sequential", "sequential"});
-  cands.push_back({"native streams", "streams"});
-  Candidate rev{"native streams reversed", "streams"};
+  cands.push_back({"native sequential", Kind::Sequential});
+  cands.push_back({"native streams", Kind::Streams});
+  Candidate rev{"native streams reversed", Kind::Streams};
   rev.reverse = true;
   cands.push_back(rev);
-  Candidate graph{"native graph", "graph"};
-  {
-    cudaGraph_t g;
-    CHECK(cudaStreamBeginCapture(st.main, cudaStreamCaptureModeThreadLocal));
-    runSideBySide(f, in, st, false);
-    CHECK(cudaStreamEndCapture(st.main, &g));
-    CHECK(cudaGraphInstantiate(&graph.graph, g, 0));
-  }
+  Candidate graph{"native graph", Kind::Graph};
+  cudaGraph_t g;
+  CHECK(cudaStreamBeginCapture(st.main, cudaStreamCaptureModeThreadLocal));
+  runSideBySide(f, in, st, false);
+  CHECK(cudaStreamEndCapture(st.main, &g));
+  CHECK(cudaGraphInstantiate(&graph.graph, g, 0));
   cands.push_back(graph);
+  cudaOccDeviceProp device(prop);
   for (unsigned v = 0; v < f.nvariants; ++v) {
-    Candidate c{f.variants[v].name, f.variants[v].vertical ? "vertical" : "horizontal"};
-    c.variant = &f.variants[v];
-    c.built = &built[v];
-    c.valid = built[v].error.empty();
-    if (c.valid) {
-      CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c.occupancy_api, built[v].kernel,
-                                                          f.variants[v].block_threads, dynamic));
-      c.occupancy_model = kfuse::occupancy::blocksPerSm(
-          limits, f.variants[v].block_threads, built[v].attr.numRegs,
-          static_cast<unsigned>(built[v].attr.sharedSizeBytes) + dynamic);
+    const Variant &var = f.variants[v];
+    Candidate cand{var.name, var.vertical ? Kind::Vertical : Kind::Horizontal};
+    cand.variant = &var;
+    cand.built = &c.built[v];
+    cand.valid = c.built[v].error.empty();
+    if (cand.valid) {
+      const cudaFuncAttributes &attr = c.built[v].attr;
+      CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cand.occupancy_api, c.built[v].kernel,
+                                                          var.block_threads, c.dynamic));
+      cand.occupancy_model = kfuse::occupancy::blocksPerSm(
+          device, {var.block_threads, static_cast<unsigned>(attr.numRegs),
+                   attr.sharedSizeBytes + c.dynamic, var.barriers});
     }
-    cands.push_back(c);
+    cands.push_back(cand);
   }
   for (unsigned k = 0; k < f.nkernels; ++k) {
-    Candidate alone{std::string(f.kernels[k].id) + " alone", "alone"};
+    Candidate alone{std::string(f.kernels[k].id) + " alone", Kind::Alone};
     alone.kernel = k;
     cands.push_back(alone);
   }
+  return cands;
+}
 
-  // Validation: everything against the original kernels on one stream.
+/// Every candidate against the original kernels on one stream; a
+/// candidate whose outputs differ is discarded.
+void validate(const Fusion &f, Inputs &in, Streams &st, std::vector<Candidate> &cands,
+              const std::vector<kfuse_launch> &launches) {
   reset(f, in);
   run(f, in, st, cands[0], launches);
   std::vector<std::vector<unsigned char>> want = snapshot(f, in);
   for (Candidate &c : cands) {
-    if (!c.valid || c.kind == "alone") // One kernel's work is not the fusion's.
+    if (!c.valid || c.kind == Kind::Alone) // One kernel's work is not the fusion's.
       continue;
     reset(f, in);
     run(f, in, st, c, launches);
@@ -555,9 +587,12 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
       std::printf("  %s: %llu elements differ from the original kernels; discarded\n",
                   c.name.c_str(), c.bad);
   }
+}
 
-  // Timing: candidates interleaved, the order rotating each round, the L2
-  // flushed before every sample.
+/// Candidates interleaved, the order rotating each round, the L2 flushed
+/// before every sample; warm-up rounds are not kept.
+void time(const Fusion &f, const cudaDeviceProp &prop, Inputs &in, Streams &st,
+          std::vector<Candidate> &cands, const std::vector<kfuse_launch> &launches) {
   size_t flush_bytes = std::max<size_t>(2 * static_cast<size_t>(prop.l2CacheSize), 1 << 20);
   void *flush;
   CHECK(cudaMalloc(&flush, flush_bytes));
@@ -588,57 +623,70 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
     if ((r + 1) % 10 == 0)
       std::printf("  timed %u of %u rounds\n", r + 1, warmup + f.samples), std::fflush(stdout);
   }
+  for (size_t i = 0; i < cands.size(); ++i) {
+    CHECK(cudaEventDestroy(begin[i]));
+    CHECK(cudaEventDestroy(end[i]));
+  }
+  CHECK(cudaFree(flush));
+}
 
-  double native_best = 1e30;
-  for (const Candidate &c : cands)
-    if (c.valid && (c.kind == "sequential" || c.kind == "streams" || c.kind == "graph"))
-      native_best = std::min(native_best, median(c.ms));
-  std::printf("  %-26s %10s %8s %8s %5s %6s %8s %s\n", "candidate", "median ms", "spread",
-              "vs best", "regs", "spill", "blk/SM", "valid");
+/// What was measured, for the log; kfuse tune --results compares them
+/// with the best native launch and decides.
+void printTable(const std::vector<Candidate> &cands) {
+  std::printf("  %-26s %10s %8s %5s %6s %8s %s\n", "candidate", "median ms", "spread", "regs",
+              "spill", "blk/SM", "valid");
   for (const Candidate &c : cands) {
     double m = median(c.ms);
     double spread = m > 0 ? (quantile(c.ms, 0.75) - quantile(c.ms, 0.25)) / m : 0;
-    std::printf("  %-26s %10.4f %7.1f%% %7.3fx %5d %6zu %8d %s\n", c.name.c_str(), m, 100 * spread,
-                m > 0 ? native_best / m : 0.0, c.built ? c.built->attr.numRegs : 0,
-                c.built ? c.built->attr.localSizeBytes : 0, c.occupancy_api,
+    std::printf("  %-26s %10.4f %7.1f%% %5d %6zu %8d %s\n", c.name.c_str(), m, 100 * spread,
+                c.built ? c.built->attr.numRegs : 0, c.built ? c.built->attr.localSizeBytes : 0,
+                c.occupancy_api,
                 c.valid ? "yes"
                         : (c.built && !c.built->error.empty() ? c.built->error.c_str() : "NO"));
   }
+}
 
+void writeCandidate(FILE *out, const Fusion &f, const Candidate &c) {
+  std::fprintf(out, "{");
+  json(out, "name", c.name);
+  json(out, "kind", kindName(c.kind));
+  if (c.kind == Kind::Alone)
+    std::fprintf(out, "\"kernel\": %u, ", c.kernel);
+  std::fprintf(out, "\"valid\": %s, \"mismatches\": %llu, ", c.valid ? "true" : "false", c.bad);
+  if (c.built && !c.built->error.empty())
+    json(out, "error", c.built->error);
+  if (c.variant) {
+    std::fprintf(out, "\"threads\": [");
+    for (unsigned k = 0; k < f.nkernels; ++k)
+      std::fprintf(out, "%s%u", k ? ", " : "", c.variant->threads[k]);
+    std::fprintf(
+        out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
+        c.variant->block_threads, c.variant->bounded ? "true" : "false", c.built->min_blocks);
+    json(out, "grid", c.variant->grid);
+    std::fprintf(out, "\"waves\": %u, \"barriers\": %u, ", c.variant->waves, c.variant->barriers);
+    std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
+                 c.built->attr.numRegs, c.built->attr.localSizeBytes,
+                 c.built->attr.sharedSizeBytes);
+    std::fprintf(out, "\"blocks_per_sm\": %d, \"blocks_per_sm_model\": %u, ", c.occupancy_api,
+                 c.occupancy_model);
+  }
+  std::fprintf(out, "\"median_ms\": %.6f, \"p25_ms\": %.6f, \"p75_ms\": %.6f, \"ms\": [",
+               median(c.ms), quantile(c.ms, 0.25), quantile(c.ms, 0.75));
+  for (size_t s = 0; s < c.ms.size(); ++s)
+    std::fprintf(out, "%s%.6f", s ? ", " : "", c.ms[s]);
+  std::fprintf(out, "]}");
+}
+
+/// One fusion's object in results.json (docs/results-schema.md).
+void writeFusion(FILE *out, const Fusion &f, const Compiled &c, const std::vector<Candidate> &cands,
+                 bool first) {
   std::fprintf(out, "%s\n    {", first ? "" : ",");
   json(out, "fusion", f.name);
-  std::fprintf(out, "\"compile_seconds\": %.2f, \"samples\": %u, \"candidates\": [", compile_s,
+  std::fprintf(out, "\"compile_seconds\": %.2f, \"samples\": %u, \"candidates\": [", c.seconds,
                f.samples);
   for (size_t i = 0; i < cands.size(); ++i) {
-    const Candidate &c = cands[i];
-    std::fprintf(out, "%s\n      {", i ? "," : "");
-    json(out, "name", c.name);
-    json(out, "kind", c.kind);
-    if (c.kind == "alone")
-      std::fprintf(out, "\"kernel\": %u, ", c.kernel);
-    std::fprintf(out, "\"valid\": %s, \"mismatches\": %llu, ", c.valid ? "true" : "false", c.bad);
-    if (c.built && !c.built->error.empty())
-      json(out, "error", c.built->error);
-    if (c.variant) {
-      std::fprintf(out, "\"threads\": [");
-      for (unsigned k = 0; k < f.nkernels; ++k)
-        std::fprintf(out, "%s%u", k ? ", " : "", c.variant->threads[k]);
-      std::fprintf(
-          out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
-          c.variant->block_threads, c.variant->bounded ? "true" : "false", c.built->min_blocks);
-      json(out, "grid", c.variant->grid);
-      std::fprintf(out, "\"waves\": %u, ", c.variant->waves);
-      std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
-                   c.built->attr.numRegs, c.built->attr.localSizeBytes,
-                   c.built->attr.sharedSizeBytes);
-      std::fprintf(out, "\"blocks_per_sm\": %d, \"blocks_per_sm_model\": %u, ", c.occupancy_api,
-                   c.occupancy_model);
-    }
-    std::fprintf(out, "\"median_ms\": %.6f, \"p25_ms\": %.6f, \"p75_ms\": %.6f, \"ms\": [",
-                 median(c.ms), quantile(c.ms, 0.25), quantile(c.ms, 0.75));
-    for (size_t s = 0; s < c.ms.size(); ++s)
-      std::fprintf(out, "%s%.6f", s ? ", " : "", c.ms[s]);
-    std::fprintf(out, "]}");
+    std::fprintf(out, "%s\n      ", i ? "," : "");
+    writeCandidate(out, f, cands[i]);
   }
   std::fprintf(out, "\n    ], \"native\": [");
   for (unsigned k = 0; k < f.nkernels; ++k) {
@@ -646,14 +694,31 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
     int blocks = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks, kn.kernel(), kn.block.x * kn.block.y * kn.block.z, kn.shared_bytes));
+    std::fprintf(out, "%s{", k ? ", " : "");
+    json(out, "kernel", kn.id);
     std::fprintf(out,
-                 "%s{\"kernel\": \"%s\", \"registers\": %d, \"spill_bytes\": %zu, "
-                 "\"static_shared_bytes\": %zu, \"block_threads\": %u, \"blocks_per_sm\": %d}",
-                 k ? ", " : "", kn.id, native[k].numRegs, native[k].localSizeBytes,
-                 native[k].sharedSizeBytes, kn.block.x * kn.block.y * kn.block.z, blocks);
+                 "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, "
+                 "\"block_threads\": %u, \"blocks_per_sm\": %d}",
+                 c.native[k].numRegs, c.native[k].localSizeBytes, c.native[k].sharedSizeBytes,
+                 kn.block.x * kn.block.y * kn.block.z, blocks);
   }
   std::fprintf(out, "]}");
-  CHECK(cudaFree(flush));
+}
+
+void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
+                const std::string &dir, FILE *out, bool first) {
+  std::printf("fusion %s: %u variants\n", f.name, f.nvariants);
+  Compiled compiled = compileVariants(f, opt, prop, dir);
+  Inputs in = makeInputs(f, opt.seed);
+  Streams st = makeStreams(f.nkernels);
+  std::vector<kfuse_launch> launches;
+  for (unsigned k = 0; k < f.nkernels; ++k)
+    launches.push_back({f.kernels[k].grid, f.kernels[k].block, f.kernels[k].shared_bytes});
+  std::vector<Candidate> cands = candidates(f, prop, compiled, in, st);
+  validate(f, in, st, cands, launches);
+  time(f, prop, in, st, cands, launches);
+  printTable(cands);
+  writeFusion(out, f, compiled, cands, first);
 }
 
 } // namespace
