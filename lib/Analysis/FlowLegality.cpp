@@ -250,15 +250,15 @@ private:
 };
 
 /// The chain's parameters, flows and the accesses of each member.
-class ChainPlanner {
+class ChainChecker {
 public:
-  ChainPlanner(const FusionSpec &F, const std::vector<const FusionMember *> &Members,
+  ChainChecker(const FusionSpec &F, const std::vector<const FusionMember *> &Members,
                const std::string &ConfigPath, Reporter &Diags)
       : F(F), Members(Members), ConfigPath(ConfigPath), Diags(Diags),
         Prover(Members.front()->Spec->Block) {}
 
-  std::optional<VerticalPlan> run() {
-    Plan.WaitBefore.assign(Members.size(), false);
+  std::optional<ChainProof> run() {
+    Proof.Members = Members.size();
     for (const FusionMember *M : Members)
       Accesses.push_back(analyzeAccesses(*M->Model.Decl, M->Spec->Block));
     bool Ok = resolveSame();
@@ -266,7 +266,7 @@ public:
       Ok &= checkFlow(Flow);
     if (!Ok)
       return std::nullopt;
-    return std::move(Plan);
+    return std::move(Proof);
   }
 
 private:
@@ -276,7 +276,9 @@ private:
   Reporter &Diags;
   ChainProver Prover;
   std::vector<KernelAccesses> Accesses;
-  VerticalPlan Plan;
+  ChainProof Proof;
+  /// Parameters that hold an earlier member's value or buffer.
+  std::map<MemberParam, MemberParam> Aliases;
   /// Scalar parameters' symbols in the chain's shared naming.
   std::map<MemberParam, Symbol> SameSymbol;
 
@@ -338,7 +340,7 @@ private:
         if (P.Member == Rep.Member && !(P == Rep))
           continue;
         if (!(P == Rep))
-          Plan.Aliases[P] = Rep;
+          Proof.SameValue[P] = Aliases[P] = Rep;
         SameSymbol.insert({P, Shared});
       }
     }
@@ -414,7 +416,7 @@ private:
     std::vector<MemberParam> R{Root};
     for (bool Grew = true; Grew;) {
       Grew = false;
-      for (const auto &[From, To] : Plan.Aliases)
+      for (const auto &[From, To] : Aliases)
         if (std::count(R.begin(), R.end(), To) && !std::count(R.begin(), R.end(), From)) {
           R.push_back(From);
           Grew = true;
@@ -451,7 +453,7 @@ private:
       return false;
     // Earlier kernels that got the same buffer through flows before this one.
     MemberParam Root = *From;
-    for (auto It = Plan.Aliases.find(Root); It != Plan.Aliases.end(); It = Plan.Aliases.find(Root))
+    for (auto It = Aliases.find(Root); It != Aliases.end(); It = Aliases.find(Root))
       Root = It->second;
     std::vector<Side> Earlier, Later;
     for (const MemberParam &H : holders(Root))
@@ -467,12 +469,13 @@ private:
           Ok &= checkPair(Flow, E, L, Barrier);
     if (!Ok)
       return false;
-    Plan.WaitBefore[To->Member] = Plan.WaitBefore[To->Member] || Barrier;
-    if (!Flow.Temporary) {
-      Plan.Aliases[*To] = *From;
-      return true;
-    }
-    return planRegister(Flow, *From, *To, Earlier, Later, Barrier);
+    ProvenFlow Proven{*From, *To, Barrier, std::nullopt};
+    if (!Flow.Temporary)
+      Proof.SameBuffer[*To] = Aliases[*To] = *From;
+    else if (!(Proven.Register = privateFlow(Flow, *From, *To, Earlier, Later, Barrier)))
+      return false;
+    Proof.Flows.push_back(std::move(Proven));
+    return true;
   }
 
   bool checkPair(const FlowSpec &Flow, const Side &E, const Side &L, bool &Barrier) {
@@ -510,7 +513,7 @@ private:
   /// originals and in the fused kernel alike, so its conditions need not hold.
   bool writerCovers(const Side &Writer, const Side &Other, const std::array<int64_t, 3> &Shift,
                     bool &CrossBlock, std::string &Why) {
-    if (!Prover.injective(Writer.Index, Writer.Guards, Why, Plan.UnitGrid)) {
+    if (!Prover.injective(Writer.Index, Writer.Guards, Why, Proof.UnitGrid)) {
       Why = "in '" + Writer.Kernel + "', " + Why;
       return false;
     }
@@ -525,25 +528,28 @@ private:
 
   bool unconditional(const Side &S) const {
     std::string Why;
-    std::array<bool, 3> UnitGrid = Plan.UnitGrid;
+    std::array<bool, 3> UnitGrid = Proof.UnitGrid;
     bool Result = Prover.injective(S.Index, {}, Why, UnitGrid);
-    return Result && UnitGrid == Plan.UnitGrid;
+    return Result && UnitGrid == Proof.UnitGrid;
   }
 
-  bool planRegister(const FlowSpec &Flow, const MemberParam &From, const MemberParam &To,
-                    const std::vector<Side> &Earlier, const std::vector<Side> &Later,
-                    bool Barrier) {
+  /// The register a temporary flow can be: every access private to its
+  /// thread, every read covered by a write; nothing when it cannot.
+  std::optional<RegisterTemporary> privateFlow(const FlowSpec &Flow, const MemberParam &From,
+                                               const MemberParam &To,
+                                               const std::vector<Side> &Earlier,
+                                               const std::vector<Side> &Later, bool Barrier) {
     std::string Name = Flow.From.spelling();
     auto Elsewhere = [&](const std::string &Why) {
       Diags.report(Members[From.Member]->Model.Decl->getLocation(), sourcesOf(From.Member),
                    ID::TemporaryReadElsewhere)
           << Name << Why;
-      return false;
+      return std::nullopt;
     };
     auto NotPrivate = [&](const Side &S, const std::string &Why) {
       Diags.report(S.Access->Site->getBeginLoc(), sourcesOf(S.Member), ID::TemporaryNotPrivate)
           << Name << Why;
-      return false;
+      return std::nullopt;
     };
     for (const FlowSpec &Other : F.Flows)
       if (&Other != &Flow && (Other.From.spelling() == Flow.From.spelling() ||
@@ -598,19 +604,16 @@ private:
                                  Earlier.front().Kernel + "' writes it only" +
                                  guardsText(Earlier.front().Guards));
     }
-    Plan.Dropped.push_back(From);
-    Plan.Dropped.push_back(To);
-    Plan.Registers.push_back(std::move(R));
-    return true;
+    return R;
   }
 };
 
 } // namespace
 
-std::optional<VerticalPlan> planVerticalChain(const FusionSpec &F,
-                                              const std::vector<const FusionMember *> &Members,
-                                              const std::string &ConfigPath, Reporter &Diags) {
-  return ChainPlanner(F, Members, ConfigPath, Diags).run();
+std::optional<ChainProof> proveVerticalChain(const FusionSpec &F,
+                                             const std::vector<const FusionMember *> &Members,
+                                             const std::string &ConfigPath, Reporter &Diags) {
+  return ChainChecker(F, Members, ConfigPath, Diags).run();
 }
 
 } // namespace kfuse

@@ -6,6 +6,7 @@
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"
+#include "kfuse/Plan/VerticalPlan.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -124,45 +125,14 @@ std::vector<FusionPipeline::MemberGroup> FusionPipeline::groupsOf(const FusionSp
 }
 
 bool FusionPipeline::bindChain(const MemberGroup &G, const std::vector<FusionMember> &Members,
-                               ChainBindings &Chains) {
+                               VerticalPlan &Chains) {
   std::vector<const FusionMember *> Chain;
   for (size_t I = 0; I < G.Count; ++I)
     Chain.push_back(&Members[G.First + I]);
-  std::optional<VerticalPlan> Plan = planVerticalChain(*G.Chain, Chain, C.Path, Diags);
-  if (!Plan)
+  std::optional<ChainProof> Proof = proveVerticalChain(*G.Chain, Chain, C.Path, Diags);
+  if (!Proof)
     return false;
-  auto Global = [&](MemberParam P) {
-    P.Member += G.First;
-    return P;
-  };
-  VerticalPlan &All = Chains.Plan;
-  for (const auto &[From, To] : Plan->Aliases)
-    All.Aliases[Global(From)] = Global(To);
-  for (const MemberParam &P : Plan->Dropped)
-    All.Dropped.push_back(Global(P));
-  for (RegisterTemporary R : Plan->Registers) {
-    R.From = Global(R.From);
-    R.To = Global(R.To);
-    std::map<size_t, std::vector<const clang::Expr *>> Accesses;
-    for (auto &[Member, Sites] : R.Accesses)
-      Accesses[Member + G.First] = std::move(Sites);
-    R.Accesses = std::move(Accesses);
-    All.Registers.push_back(std::move(R));
-  }
-  for (size_t I = 0; I < G.Count; ++I)
-    All.WaitBefore[G.First + I] = Plan->WaitBefore[I];
-  for (const FlowSpec &Flow : G.Chain->Flows) {
-    auto Index = [&](const std::string &Id) {
-      for (size_t I = 0; I < G.Count; ++I)
-        if (Members[G.First + I].Spec->Id == Id)
-          return G.First + I;
-      return G.First;
-    };
-    size_t Consumer = Index(Flow.To.Kernel);
-    Chains.SameGridAs.emplace(Consumer, Index(Flow.From.Kernel));
-    Chains.UnitGrid[Consumer] = Plan->UnitGrid;
-    Chains.UnitGrid[Index(Flow.From.Kernel)] = Plan->UnitGrid;
-  }
+  addChain(Chains, planVerticalChain(*Proof), G.First);
   return true;
 }
 
@@ -172,8 +142,8 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   if (!Resolved[I] || !checkHorizontalFusion(Members, Diags))
     return std::nullopt;
   std::vector<MemberGroup> Groups = groupsOf(F);
-  ChainBindings Chains;
-  Chains.Plan.WaitBefore.assign(Members.size(), false);
+  VerticalPlan Chains;
+  Chains.WaitBefore.assign(Members.size(), false);
   bool HasChains = false, Ok = true;
   for (const MemberGroup &G : Groups)
     if (G.Chain) {
@@ -208,7 +178,7 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     for (size_t J = G.First; J < G.First + G.Count; ++J) {
       const FusionMember &M = Members[J];
       P.BlockThreads = std::max(P.BlockThreads, M.Spec->blockThreads());
-      P.UsesBarriers |= M.Model.synchronizes() || Chains.Plan.WaitBefore[J];
+      P.UsesBarriers |= M.Model.synchronizes() || Chains.WaitBefore[J];
       std::vector<unsigned> Reserved = reservedBarrierIds(M);
       P.ReservedBarrierIds.insert(P.ReservedBarrierIds.end(), Reserved.begin(), Reserved.end());
     }

@@ -92,7 +92,7 @@ private:
   };
   std::vector<MemberGroup> groupsOf(const FusionSpec &F) const;
   bool bindChain(const MemberGroup &G, const std::vector<FusionMember> &Members,
-                 ChainBindings &Chains);
+                 VerticalPlan &Chains);
 
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
   std::optional<FusionMember> member(const KernelSpec &K);

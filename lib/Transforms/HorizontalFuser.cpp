@@ -212,7 +212,7 @@ struct BuiltNames {
 class SectionBuilder {
 public:
   SectionBuilder(const FusionMember &M, size_t Index, const ThreadRange &Range,
-                 NameAllocator &Names, Reporter &Diags, const ChainBindings *Chains,
+                 NameAllocator &Names, Reporter &Diags, const VerticalPlan *Chains,
                  BuiltNames &Built)
       : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains), Built(Built) {
   }
@@ -278,7 +278,7 @@ public:
                        Diags,
                        *M.Renames};
     Ctx.Replaced = Built.Registers[Index];
-    if (Chains && Chains->Plan.WaitBefore[Index]) {
+    if (Chains && Chains->WaitBefore[Index]) {
       SectionContext Plain = Ctx;
       Plain.Style = BarrierStyle::Aligned;
       S.WaitBefore = partialBarrier(Plain, "__syncthreads") + ";";
@@ -323,28 +323,28 @@ private:
   const ThreadRange &Range;
   NameAllocator &Names;
   Reporter &Diags;
-  const ChainBindings *Chains;
+  const VerticalPlan *Chains;
   BuiltNames &Built;
 
   std::optional<MemberParam> aliasOf(const MemberParam &P) const {
     if (!Chains)
       return std::nullopt;
-    auto It = Chains->Plan.Aliases.find(P);
-    if (It == Chains->Plan.Aliases.end())
+    auto It = Chains->Aliases.find(P);
+    if (It == Chains->Aliases.end())
       return std::nullopt;
     return It->second;
   }
 
   bool dropped(const MemberParam &P) const {
-    return Chains && std::count(Chains->Plan.Dropped.begin(), Chains->Plan.Dropped.end(), P);
+    return Chains && std::count(Chains->Dropped.begin(), Chains->Dropped.end(), P);
   }
 };
 
 /// A variable per temporary, declared before the sections, that its
 /// accesses read and write instead of memory.
-void declareRegisters(const ChainBindings &Chains, FusedKernel &K, NameAllocator &Names,
+void declareRegisters(const VerticalPlan &Chains, FusedKernel &K, NameAllocator &Names,
                       BuiltNames &Built) {
-  for (const RegisterTemporary &R : Chains.Plan.Registers) {
+  for (const RegisterTemporary &R : Chains.Registers) {
     std::string Name = Names.allocate(identifierFrom(R.Name) + "_value");
     K.Registers.push_back(
         {"'" + R.Name + "' passes to '" + R.ToName + "' in a register, never through memory.",
@@ -360,7 +360,7 @@ void declareRegisters(const ChainBindings &Chains, FusedKernel &K, NameAllocator
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
                                             const std::vector<FusionMember> &Members,
                                             const PartitionPlan &Plan, NameAllocator &Names,
-                                            Reporter &Diags, const ChainBindings *Chains) {
+                                            Reporter &Diags, const VerticalPlan *Chains) {
   FusedKernel K;
   K.Fusion = Fusion;
   K.KernelName = Fusion + "_fused";

@@ -11,6 +11,10 @@
 // thread. d = 0 needs nothing; d != 0 needs a barrier; anything else is
 // refused with both index expressions.
 //
+// This proves and records facts; how the fused kernel then passes
+// parameters, where it waits and which registers it declares is the Plan
+// stage's (kfuse/Plan/VerticalPlan.h).
+//
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_ANALYSIS_FLOWLEGALITY_H
 #define KFUSE_ANALYSIS_FLOWLEGALITY_H
@@ -39,7 +43,8 @@ struct MemberParam {
   bool operator==(const MemberParam &O) const { return Member == O.Member && Param == O.Param; }
 };
 
-/// A temporary that lives in a register: the accesses it replaces.
+/// A flow that may live in a register: the accesses it replaces, each
+/// proven private to its thread and covered by a write.
 struct RegisterTemporary {
   std::string Name;        ///< "scale.y", for comments.
   std::string ToName;      ///< "bias.in", for comments.
@@ -49,28 +54,35 @@ struct RegisterTemporary {
   std::map<size_t, std::vector<const clang::Expr *>> Accesses;
 };
 
-/// How the kernels of a vertical chain share their parameters and data.
-struct VerticalPlan {
-  /// Parameters that take an earlier member's parameter instead of one of
-  /// their own: flows through memory and groups of the same value.
-  std::map<MemberParam, MemberParam> Aliases;
-  std::vector<RegisterTemporary> Registers;
-  /// Per member: whether it must wait for all threads of the block to
-  /// finish the members before it.
-  std::vector<bool> WaitBefore;
-  /// Grid dimensions the launcher must see as 1: the proof assumed that
-  /// blocks differing only there do not exist.
+/// A flow of the config, proven legal.
+struct ProvenFlow {
+  MemberParam From, To;
+  /// The consumer reads elements other threads of the block wrote: it must
+  /// wait for them (a barrier before it).
+  bool Barrier = false;
+  /// Set when the config asks for a temporary and it can be a register.
+  std::optional<RegisterTemporary> Register;
+};
+
+/// What holds for a vertical chain: every flow and group of its config.
+struct ChainProof {
+  size_t Members = 0;
+  /// Groups of the same value: each parameter and its group's earliest.
+  std::map<MemberParam, MemberParam> SameValue;
+  /// Flows through memory: the consumer's buffer and the producer's.
+  std::map<MemberParam, MemberParam> SameBuffer;
+  std::vector<ProvenFlow> Flows; ///< In the config's order.
+  /// Grid dimensions the proof assumed to be 1: blocks differing only
+  /// there do not exist.
   std::array<bool, 3> UnitGrid{false, false, false};
-  /// Parameters no member takes any more: both ends of a register temporary.
-  std::vector<MemberParam> Dropped;
 };
 
 /// Checks the flows and groups of \p F over \p Members (the kernels of the
-/// chain, in order) and plans them; reports every problem and returns
-/// nothing when one stops the fusion.
-std::optional<VerticalPlan> planVerticalChain(const FusionSpec &F,
-                                              const std::vector<const FusionMember *> &Members,
-                                              const std::string &ConfigPath, Reporter &Diags);
+/// chain, in order); reports every problem and returns nothing when one
+/// stops the fusion.
+std::optional<ChainProof> proveVerticalChain(const FusionSpec &F,
+                                             const std::vector<const FusionMember *> &Members,
+                                             const std::string &ConfigPath, Reporter &Diags);
 
 } // namespace kfuse
 

@@ -8,9 +8,9 @@
 #ifndef KFUSE_TRANSFORMS_HORIZONTALFUSER_H
 #define KFUSE_TRANSFORMS_HORIZONTALFUSER_H
 
-#include "kfuse/Analysis/FlowLegality.h"
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Plan/PartitionPlan.h"
+#include "kfuse/Plan/VerticalPlan.h"
 #include "kfuse/Transforms/FusedFile.h"
 
 #include <optional>
@@ -37,23 +37,13 @@ private:
 /// \p Text with every character that cannot stand in an identifier made '_'.
 std::string identifierFrom(llvm::StringRef Text);
 
-/// What vertical chains change in the sections of their kernels; members
-/// are numbered across the whole fusion.
-struct ChainBindings {
-  VerticalPlan Plan; ///< Its WaitBefore has one entry per member.
-  /// Per member: the earlier member whose launch must have the same grid.
-  std::map<size_t, size_t> SameGridAs;
-  /// Per member: grid dimensions its launch must leave at 1.
-  std::map<size_t, std::array<bool, 3>> UnitGrid;
-};
-
 /// Builds the fused kernel of \p Members laid out by \p Plan, or reports why
 /// a body cannot be rewritten and returns nothing. \p Chains, when given,
 /// binds the members' parameters and temporaries across vertical chains.
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
                                             const std::vector<FusionMember> &Members,
                                             const PartitionPlan &Plan, NameAllocator &Names,
-                                            Reporter &Diags, const ChainBindings *Chains = nullptr);
+                                            Reporter &Diags, const VerticalPlan *Chains = nullptr);
 
 } // namespace kfuse
 
