@@ -1,6 +1,7 @@
 //===- FuseCommand.cpp - `kfuse fuse CONFIG` ------------------------------===//
 
 #include "kfuse/Driver/Commands.h"
+#include "kfuse/Driver/Pipeline.h"
 
 #include "FusionPipeline.h"
 #include "Outputs.h"
@@ -31,8 +32,8 @@ namespace {
 using diag::ID;
 
 /// The files under `replace:` that the selected fusions read, absolute.
-int listReplaced(const Config &C, const std::vector<const FusionSpec *> &Fusions,
-                 llvm::raw_ostream &Out) {
+int replacedFiles(const Config &C, const std::vector<const FusionSpec *> &Fusions,
+                  llvm::raw_ostream &Out) {
   std::vector<std::string> Files;
   for (const FusionSpec *F : Fusions)
     for (const std::string &Id : C.kernelsOf(*F)) {
@@ -46,56 +47,74 @@ int listReplaced(const Config &C, const std::vector<const FusionSpec *> &Fusions
   return 0;
 }
 
+/// The config's layout, or with measurements the one they chose.
+class FusionLayouts {
+public:
+  FusionLayouts(const Config &C, const std::optional<std::string> &Path,
+                const std::optional<TuneResults> &Tuning, Reporter &Diags)
+      : C(C), Path(Path), Tuning(Tuning), Diags(Diags) {}
+
+  std::optional<FusionLayout> of(const FusionSpec &F, bool BlocksWait) {
+    if (!Tuning) {
+      sayDefaultGrid(F, BlocksWait);
+      return FusionLayout();
+    }
+    const FusionResult *R = findMeasurements(*Tuning, F.Name, *Path, Diags);
+    if (!R)
+      return std::nullopt;
+    Verdict V = decide(*R);
+    if (V.Fuse)
+      return tunedLayout(V);
+    Diags.report(ID::TuningKeepsNative) << *Path << F.Name << V.Reason;
+    sayDefaultGrid(F, BlocksWait);
+    return FusionLayout();
+  }
+
+private:
+  const Config &C;
+  const std::optional<std::string> &Path;
+  const std::optional<TuneResults> &Tuning;
+  Reporter &Diags;
+
+  /// Without measurements, a fusion whose config names no grid runs on the
+  /// one kfuse chooses, and the user hears which.
+  void sayDefaultGrid(const FusionSpec &F, bool BlocksWait) {
+    GridChoice Choice = chooseGrid(C, F, BlocksWait);
+    if (Choice.Default)
+      Diags.report({{ID::GridDefault,
+                     F.Position.Line,
+                     F.Position.Column,
+                     {F.Name, gridModeName(Choice.Mode), Choice.Why}}},
+                   C.Path);
+  }
+};
+
 class FuseCommand {
 public:
   FuseCommand(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags)
       : Settings(Settings), Request(Request), Diags(Diags) {}
 
   int run(llvm::raw_ostream &Out) {
-    std::optional<Config> C = readConfigFile(Request.ConfigPath, Diags);
-    if (!C)
-      return 1;
-    std::vector<const FusionSpec *> Fusions = selectFusions(*C, Request.Fusion, Diags);
-    if (Fusions.empty())
-      return 1;
     if (Request.ListReplaced)
-      return listReplaced(*C, Fusions, Out);
-    std::string OutputPath = outputPath(*C);
+      return listReplaced(Out);
+    std::string OutputPath = outputPath();
     if (Request.Depfile && OutputPath == "-") {
       Diags.report(ID::DepfileNeedsOutput);
       return 1;
     }
-    std::optional<TuneResults> Tuning;
-    if (Request.Tuning && !(Tuning = readTuneResults(*Request.Tuning, Diags)))
-      return 1;
-    std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
-    if (!Options)
-      return 1;
-    SourceParser Parser(*Options, Diags);
-    std::string OutputDir = directoryOf(OutputPath == "-" ? "" : OutputPath);
-
-    FusedFile File;
-    File.Generator = std::string("kfuse ") + Version;
-    File.Config = Request.ConfigPath;
+    FusionInput Input;
+    Input.ConfigPath = Request.ConfigPath;
+    Input.Fusion = Request.Fusion;
+    Input.Tuning = Request.Tuning;
+    Input.OutputDir = directoryOf(OutputPath == "-" ? "" : OutputPath);
     if (Request.Header)
-      File.LauncherHeader = relativePath(*Request.Header, OutputDir);
-    FusionPipeline Pipeline(*C, Parser, Diags);
-    Pipeline.load(Fusions);
-    for (size_t I = 0; I < Pipeline.size(); ++I) {
-      // A fusion whose kernels were not found is reported already.
-      if (!Pipeline.resolved(I))
-        continue;
-      std::optional<FusionLayout> Layout =
-          layout(*C, Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)), Tuning);
-      if (!Layout)
-        return 1;
-      if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
-        File.Kernels.push_back(std::move(*K));
-    }
-    if (Diags.errorCount() == 0)
-      File.Preambles = Pipeline.preambles(OutputDir);
+      Input.LauncherHeader = relativePath(*Request.Header, Input.OutputDir);
+    std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags);
+    if (!Fused)
+      return 1;
+    const FusedFile &File = Fused->File;
     std::string Header;
-    if (Diags.errorCount() == 0 && Request.Header)
+    if (Request.Header)
       Header = launcherHeader(File, *Request.Header);
     if (Diags.errorCount() != 0)
       return 1;
@@ -103,8 +122,7 @@ public:
     std::string Text = printFusedFile(File);
     // Every file or none: the header, the fused file and the depfile.
     OutputTransaction Files(Diags);
-    std::vector<std::string> Read = runInputs(Request.ConfigPath, Request.Tuning, Parser);
-    Files.addInputs(Read);
+    Files.addInputs(Fused->Read);
     if (Request.Header)
       Files.stage(*Request.Header, Header);
     if (OutputPath != "-")
@@ -112,7 +130,7 @@ public:
     if (Request.Depfile)
       // Make syntax: the output, named as on the command line (Make matches
       // targets by name), depends on every file the run read.
-      Files.stage(*Request.Depfile, printDepfile(OutputPath, Read));
+      Files.stage(*Request.Depfile, printDepfile(OutputPath, Fused->Read));
     if (!Files.commit())
       return 1;
     if (OutputPath == "-") {
@@ -131,40 +149,20 @@ private:
   const FuseRequest &Request;
   Reporter &Diags;
 
-  std::string outputPath(const Config &C) const {
+  std::string outputPath() const {
     if (Request.Output)
       return *Request.Output;
-    return llvm::sys::path::stem(C.Path).str() + ".fused.cu";
+    return llvm::sys::path::stem(Request.ConfigPath).str() + ".fused.cu";
   }
 
-  /// The config's layout, or with measurements the one they chose.
-  std::optional<FusionLayout> layout(const Config &C, const FusionSpec &F, bool BlocksWait,
-                                     const std::optional<TuneResults> &Tuning) {
-    if (!Tuning) {
-      sayDefaultGrid(C, F, BlocksWait);
-      return FusionLayout();
-    }
-    const FusionResult *R = findMeasurements(*Tuning, F.Name, *Request.Tuning, Diags);
-    if (!R)
-      return std::nullopt;
-    Verdict V = decide(*R);
-    if (V.Fuse)
-      return tunedLayout(V);
-    Diags.report(ID::TuningKeepsNative) << *Request.Tuning << F.Name << V.Reason;
-    sayDefaultGrid(C, F, BlocksWait);
-    return FusionLayout();
-  }
-
-  /// Without measurements, a fusion whose config names no grid runs on the
-  /// one kfuse chooses, and the user hears which.
-  void sayDefaultGrid(const Config &C, const FusionSpec &F, bool BlocksWait) {
-    GridChoice Choice = chooseGrid(C, F, BlocksWait);
-    if (Choice.Default)
-      Diags.report({{ID::GridDefault,
-                     F.Position.Line,
-                     F.Position.Column,
-                     {F.Name, gridModeName(Choice.Mode), Choice.Why}}},
-                   C.Path);
+  int listReplaced(llvm::raw_ostream &Out) {
+    std::optional<Config> C = readConfigFile(Request.ConfigPath, Diags);
+    if (!C)
+      return 1;
+    std::vector<const FusionSpec *> Fusions = selectFusions(*C, Request.Fusion, Diags);
+    if (Fusions.empty())
+      return 1;
+    return replacedFiles(*C, Fusions, Out);
   }
 
   /// The header's text, or empty after reporting a parameter type it cannot
@@ -196,6 +194,49 @@ private:
 };
 
 } // namespace
+
+std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
+                                       Reporter &Diags) {
+  std::optional<Config> C = readConfigFile(Input.ConfigPath, Diags);
+  if (!C)
+    return std::nullopt;
+  std::vector<const FusionSpec *> Fusions = selectFusions(*C, Input.Fusion, Diags);
+  if (Fusions.empty())
+    return std::nullopt;
+  std::optional<TuneResults> Tuning;
+  if (Input.Tuning && !(Tuning = readTuneResults(*Input.Tuning, Diags)))
+    return std::nullopt;
+  std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
+  if (!Options)
+    return std::nullopt;
+  SourceParser Parser(*Options, Diags);
+  FusionOutput Result;
+  FusedFile &File = Result.File;
+  File.Generator = std::string("kfuse ") + Version;
+  File.Config = Input.ConfigPath;
+  File.LauncherHeader = Input.LauncherHeader;
+  FusionPipeline Pipeline(*C, Parser, Diags);
+  Pipeline.load(Fusions);
+  FusionLayouts Layouts(*C, Input.Tuning, Tuning, Diags);
+  for (size_t I = 0; I < Pipeline.size(); ++I) {
+    // A fusion whose kernels were not found is reported already.
+    if (!Pipeline.resolved(I))
+      continue;
+    std::optional<FusionLayout> Layout =
+        Layouts.of(Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)));
+    if (!Layout)
+      return std::nullopt;
+    if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
+      File.Kernels.push_back(std::move(*K));
+  }
+  if (Diags.errorCount() != 0)
+    return std::nullopt;
+  File.Preambles = Pipeline.preambles(Input.OutputDir);
+  if (Diags.errorCount() != 0)
+    return std::nullopt;
+  Result.Read = runInputs(Input.ConfigPath, Input.Tuning, Parser);
+  return Result;
+}
 
 int runFuse(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out) {

@@ -26,7 +26,18 @@ if [ "$generator" = library ]; then
   "$work/consumer/consumer" | tee "$work/versions.txt"
   grep -q "^kfuse $(sed -n 's/^project(kfuse VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")$" \
     "$work/versions.txt" || fail "the library reports another version"
-  echo "PASS: a tool links kfuse's installed libraries"
+  # The public pipeline returns the model kfuse fuse prints: the same file.
+  "$work/consumer/consumer" "$root/configs/pair.yaml" "$work/library.fused.cu" \
+    | tee "$work/model.txt" || fail "the public pipeline did not fuse configs/pair.yaml"
+  grep -q "^fusion sumsq_hash: sumsq_hash_fused, [0-9]* threads, row_sum_squares on \[0, " \
+    "$work/model.txt" || fail "the model lacks fusion sumsq_hash"
+  "$work/prefix/bin/kfuse" fuse "$root/configs/pair.yaml" -o "$work/tool.fused.cu" 2> /dev/null \
+    || fail "kfuse fuse failed on configs/pair.yaml"
+  cmp "$work/library.fused.cu" "$work/tool.fused.cu" \
+    || fail "the library's fused file differs from kfuse fuse's"
+  "$nvcc" -arch=sm_90 -c "$work/library.fused.cu" -o "$work/library.fused.o" \
+    || fail "the library's fused file does not compile"
+  echo "PASS: a tool links kfuse's installed libraries and fuses through the public pipeline"
   exit 0
 fi
 

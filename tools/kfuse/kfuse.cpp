@@ -2,6 +2,7 @@
 //
 //   kfuse fuse CONFIG.yaml [-o OUT.cu] [--fusion NAME] [--header OUT.h] [--depfile OUT.d]
 //              [--tuning RESULTS.json] [-p BUILD_DIR] [-- ARGS]
+//   kfuse check CONFIG.yaml [--fusion NAME] [--tuning RESULTS.json] [-p BUILD_DIR] [-- ARGS]
 //   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
 //   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
@@ -25,19 +26,21 @@ namespace {
 
 cl::OptionCategory Category("kfuse options");
 cl::SubCommand Fuse("fuse", "Fuse the kernels a config names into one kernel and a launcher");
+cl::SubCommand Check("check", "Run every check and rewrite of 'fuse' and write nothing: each "
+                              "refusal the fusions would meet, or that they can be fused");
 cl::SubCommand List("list", "List the kernels of a .cu file and what fusing them depends on");
 cl::SubCommand Tune("tune", "Measure the fused variants against the native launches on a GPU "
                             "and keep the fastest, or the original launches");
 
 cl::opt<std::string> ConfigPath(cl::Positional, cl::desc("<config.yaml>"), cl::Required,
-                                cl::sub(Fuse), cl::sub(Tune), cl::cat(Category));
+                                cl::sub(Fuse), cl::sub(Check), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Output("o",
                             cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
                             cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune),
                             cl::cat(Category));
 cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusion with this name"),
-                                cl::value_desc("name"), cl::sub(Fuse), cl::sub(Tune),
-                                cl::cat(Category));
+                                cl::value_desc("name"), cl::sub(Fuse), cl::sub(Check),
+                                cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Header("header",
                             cl::desc("Also write a header declaring the launchers, for "
                                      "callers in other source files"),
@@ -49,7 +52,8 @@ cl::opt<std::string> Depfile("depfile",
 cl::opt<std::string> Tuning("tuning",
                             cl::desc("Lay each fusion out as kfuse tune's measurements "
                                      "chose"),
-                            cl::value_desc("results.json"), cl::sub(Fuse), cl::cat(Category));
+                            cl::value_desc("results.json"), cl::sub(Fuse), cl::sub(Check),
+                            cl::cat(Category));
 cl::opt<bool> ListReplaced("list-replaced",
                            cl::desc("Only print the files the fused file is compiled in place of "
                                     "('replace:' in the config), one per line"),
@@ -73,23 +77,24 @@ cl::opt<bool> PrintCommand("print-command",
                                     "(nvcc's options translated) and stop"),
                            cl::sub(List), cl::cat(Category));
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
-                              cl::value_desc("dir"), cl::sub(Fuse), cl::sub(List), cl::sub(Tune),
-                              cl::cat(Category));
+                              cl::value_desc("dir"), cl::sub(Fuse), cl::sub(Check), cl::sub(List),
+                              cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> CudaPath("cuda-path",
                               cl::desc("CUDA installation to parse against "
                                        "(default: /usr/local/cuda)"),
-                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(List),
-                              cl::sub(Tune), cl::sub(cl::SubCommand::getTopLevel()),
+                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(Check),
+                              cl::sub(List), cl::sub(Tune), cl::sub(cl::SubCommand::getTopLevel()),
                               cl::cat(Category));
 cl::opt<std::string> GpuArch("cuda-gpu-arch",
                              cl::desc("GPU architecture the kernels are read for "
                                       "(default: the compile command's, else sm_90)"),
-                             cl::sub(Fuse), cl::sub(List), cl::sub(Tune), cl::cat(Category));
+                             cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune),
+                             cl::cat(Category));
 cl::opt<std::string> ResourceDir("resource-dir",
                                  cl::desc("Clang resource directory (default: "
                                           "the one kfuse was built with)"),
-                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(List),
-                                 cl::sub(Tune), cl::cat(Category));
+                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(Check),
+                                 cl::sub(List), cl::sub(Tune), cl::cat(Category));
 
 cl::extrahelp MoreHelp(
     "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"
@@ -148,6 +153,8 @@ int main(int argc, const char **argv) {
     Request.ListReplaced = ListReplaced;
     return kfuse::runFuse(Settings, Request, Diags, outs());
   }
+  if (Check)
+    return kfuse::runCheck(Settings, {ConfigPath, Given(FusionName), Given(Tuning)}, Diags, outs());
   if (Tune) {
     kfuse::TuneRequest Request;
     Request.ConfigPath = ConfigPath;

@@ -25,7 +25,7 @@ constexpr const char *Version = KFUSE_VERSION;
 struct ParseSettings {
   std::string CudaPath = "/usr/local/cuda";
   std::optional<std::string> GpuArch; ///< Default: the compile command's, else sm_90.
-  std::string ResourceDir;
+  std::string ResourceDir = KFUSE_CLANG_RESOURCE_DIR;
   std::optional<std::string> BuildDir;
   std::vector<std::string> ExtraArgs;
 };
@@ -49,6 +49,18 @@ struct FuseRequest {
 /// anything is reported as an error. Returns the process exit code.
 int runFuse(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
+
+struct CheckRequest {
+  std::string ConfigPath;
+  std::optional<std::string> Fusion;
+  std::optional<std::string> Tuning; ///< Check the layouts the measurements chose.
+};
+
+/// Runs every check and rewrite of `kfuse fuse` and writes nothing: reports
+/// each refusal, or says per fusion that it can be fused. Returns the
+/// process exit code.
+int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporter &Diags,
+             llvm::raw_ostream &Out);
 
 struct TuneRequest {
   std::string ConfigPath;

@@ -1,0 +1,54 @@
+//===- Pipeline.h - a config's fusions as the fused-file model -*- C++ -*-===//
+//
+// The pipeline `kfuse fuse` runs, for tools built on kfuse's libraries:
+// read the config, parse and analyze the kernels, plan, transform, and stop
+// before printing. The result is the model the transforms own
+// (kfuse/Transforms/FusedFile.h); kfuse/Emission/FusedFilePrinter.h prints
+// it as `kfuse fuse` writes it. Problems go to the Reporter, as the tool
+// reports them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_DRIVER_PIPELINE_H
+#define KFUSE_DRIVER_PIPELINE_H
+
+#include "kfuse/Driver/Commands.h"
+#include "kfuse/Transforms/FusedFile.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+class Reporter;
+
+/// What to fuse, as `kfuse fuse` takes it.
+struct FusionInput {
+  std::string ConfigPath;
+  std::optional<std::string> Fusion; ///< Only this fusion; by default every one.
+  /// kfuse tune's measurements (results.json): each fusion takes the
+  /// variant they chose, or the config's layout when the originals won.
+  std::optional<std::string> Tuning;
+  /// Where the fused file will be: its #include lines are relative to it.
+  std::string OutputDir = ".";
+  /// The header that will declare the launchers, relative to OutputDir;
+  /// empty for none (the launchers are then inline).
+  std::string LauncherHeader;
+};
+
+struct FusionOutput {
+  FusedFile File;
+  /// Every file read, absolute: the config, the measurements, the sources
+  /// and the headers they include (what a depfile lists).
+  std::vector<std::string> Read;
+};
+
+/// The fused-file model of \p Input's fusions, or nothing once an error was
+/// reported: then no fusion of the config is returned, as `kfuse fuse`
+/// writes none.
+std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
+                                       Reporter &Diags);
+
+} // namespace kfuse
+
+#endif
