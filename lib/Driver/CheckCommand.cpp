@@ -24,9 +24,8 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
   if (!Fused)
     return 1;
   for (const FusedKernel &K : Fused->File.Kernels)
-    Out << "kfuse: fusion '" << K.Fusion << "' can be fused: " << K.Sections.size()
-        << " kernels, " << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Grid)
-        << "'\n";
+    Out << "kfuse: fusion '" << K.Fusion << "' can be fused: " << K.Sections.size() << " kernels, "
+        << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Grid) << "'\n";
   return 0;
 }
 
