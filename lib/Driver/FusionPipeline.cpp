@@ -32,17 +32,6 @@ std::string wholeFile(const std::string &File, const std::string &OutputDir,
   return Text + "#include \"" + Target.lexically_relative(From).generic_string() + "\"\n";
 }
 
-/// Every kernel from thread 0: the block is the largest kernel's, and each
-/// kernel keeps its barrier id.
-PartitionPlan vertically(PartitionPlan Plan) {
-  Plan.BlockThreads = 0;
-  for (ThreadRange &R : Plan.Ranges) {
-    R.Begin = 0;
-    Plan.BlockThreads = std::max(Plan.BlockThreads, R.Size);
-  }
-  return Plan;
-}
-
 } // namespace
 
 void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
@@ -155,55 +144,28 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   GridMode Grid = Layout.Grid.value_or(chooseGrid(C, F, pollsOtherBlocks(Members)).Mode);
   if (!checkGridMode(Members, Grid, F.Name, Diags))
     return std::nullopt;
-  PartitionRequest Request;
+  LayoutRequest Request;
   Request.Fusion = F.Name;
   Request.Partition = Layout.Threads ? *Layout.Threads : F.Partition;
   Request.Threads = F.Threads;
   ConfigPosition At = F.Partition.empty() ? F.Position : F.PartitionPosition;
   Request.Line = At.Line;
   Request.Column = At.Column;
-  // Proportional grids run one kernel at a time per fused block, each on
-  // the threads of its own block, and loop on __syncthreads().
-  Request.Stacked = stacksRanges(Grid);
-  for (const MemberGroup &G : Groups) {
-    // A chain runs on one range: as many threads as its largest kernel.
-    // A dynamic grid's range waits for the block its leader took; a chain's
-    // loop waits on an id of its own, as its kernels' barriers may count
-    // fewer threads.
-    bool Looped = Grid != GridMode::AsLaunched && !Layout.Vertical && !Request.Stacked &&
-                  !runsOnFusedGrid(G, Members, Grid, Layout.Vertical);
-    bool Waits = Looped && Grid == GridMode::Dynamic && G.Count == 1;
-    PartitionMember P{G.Name, 0,  G.Count == 1 && Members[G.First].Spec->AnyBlockSize,
-                      Waits,  {}, Looped && G.Count > 1};
-    for (size_t J = G.First; J < G.First + G.Count; ++J) {
-      const FusionMember &M = Members[J];
-      P.BlockThreads = std::max(P.BlockThreads, M.Spec->blockThreads());
-      P.UsesBarriers |= M.Model.synchronizes() || Chains.WaitBefore[J];
-      std::vector<unsigned> Reserved = reservedBarrierIds(M);
-      P.ReservedBarrierIds.insert(P.ReservedBarrierIds.end(), Reserved.begin(), Reserved.end());
-    }
-    Request.Members.push_back(std::move(P));
+  Request.Grid = Grid;
+  Request.Vertical = Layout.Vertical;
+  for (size_t J = 0; J < Members.size(); ++J) {
+    const FusionMember &M = Members[J];
+    Request.Members.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize, M.Spec->AnyGrid,
+                               M.Model.synchronizes() || Chains.WaitBefore[J],
+                               reservedBarrierIds(M)});
   }
-  if (Request.Stacked && Request.Partition.empty())
-    for (const PartitionMember &P : Request.Members)
-      Request.Partition.push_back(P.BlockThreads);
-  PartitionResult Plan = planPartition(Request);
-  Diags.report(Plan.Problems, C.Path);
-  if (!Plan.Plan)
+  for (const MemberGroup &G : Groups)
+    Request.Groups.push_back({G.Name, G.First, G.Count, G.Chain != nullptr});
+  LayoutResult Planned = planLayout(Request);
+  Diags.report(Planned.Problems, C.Path);
+  if (!Planned.Plan)
     return std::nullopt;
-  PartitionPlan Expanded;
-  Expanded.BlockThreads = Plan.Plan->BlockThreads;
-  Expanded.BarrierIds = Plan.Plan->BarrierIds;
-  for (size_t G = 0; G < Groups.size(); ++G)
-    for (size_t J = Groups[G].First; J < Groups[G].First + Groups[G].Count; ++J) {
-      ThreadRange R = Plan.Plan->Ranges[G];
-      if (Groups[G].Chain) {
-        R.Active = Members[J].Spec->blockThreads();
-        R.Size = warpPadded(R.Active);
-      }
-      Expanded.Ranges.push_back(R);
-    }
-  PartitionPlan Laid = Layout.Vertical ? vertically(Expanded) : Expanded;
+  const PartitionPlan &Laid = Planned.Plan->Ranges;
   std::vector<unsigned> Sizes;
   for (const ThreadRange &R : Laid.Ranges)
     Sizes.push_back(R.Size);
@@ -217,8 +179,7 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     K->MinBlocksPerSm = Layout.MinBlocksPerSm;
     K->Grid = Grid;
     K->Waves = Grid == GridMode::AsLaunched ? 1 : Layout.Waves;
-    if (Grid != GridMode::AsLaunched)
-      K->Loops = blockLoops(Groups, Members, *Plan.Plan, Laid, Layout.Vertical, Grid);
+    K->Loops = Planned.Plan->Loops;
     for (const BlockLoop &L : K->Loops)
       if (L.Once) {
         // Its launch's grid is replaced by the fused one, which is 1-D.
@@ -228,44 +189,6 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
       }
   }
   return K;
-}
-
-/// A kernel alone on its range that works with any 1-D grid needs no loop
-/// over its blocks on a persistent grid: it runs once, on the fused grid.
-bool FusionPipeline::runsOnFusedGrid(const MemberGroup &G, const std::vector<FusionMember> &Members,
-                                     GridMode Grid, bool Vertical) {
-  bool Persistent = Grid == GridMode::Persistent || Grid == GridMode::Dynamic;
-  return Persistent && !Vertical && G.Count == 1 && Members[G.First].Spec->AnyGrid;
-}
-
-/// The loops of a persistent kernel: per group of kernels that share a
-/// range, or one over the whole block when every kernel starts at thread 0.
-std::vector<BlockLoop> FusionPipeline::blockLoops(const std::vector<MemberGroup> &Groups,
-                                                  const std::vector<FusionMember> &Members,
-                                                  const PartitionPlan &Plan,
-                                                  const PartitionPlan &Laid, bool Vertical,
-                                                  GridMode Grid) {
-  bool Dynamic = Grid == GridMode::Dynamic;
-  if (Vertical) {
-    bool Barriers = std::any_of(Laid.Ranges.begin(), Laid.Ranges.end(),
-                                [](const ThreadRange &R) { return R.BarrierId != 0; });
-    return {{0, Laid.BlockThreads, 0, 0, Laid.Ranges.size(), Dynamic || Barriers}};
-  }
-  std::vector<BlockLoop> Loops;
-  // Proportional: one loop of the whole block, on __syncthreads(), which
-  // runs one of these per iteration.
-  for (size_t G = 0; G < Groups.size(); ++G) {
-    const ThreadRange &R = Plan.Ranges[G];
-    if (stacksRanges(Grid)) {
-      Loops.push_back({0, R.Size, 0, Groups[G].First, Groups[G].Count, true});
-      continue;
-    }
-    unsigned Id = Groups[G].Count > 1 ? R.LoopBarrierId : R.BarrierId;
-    bool Once = runsOnFusedGrid(Groups[G], Members, Grid, Vertical);
-    Loops.push_back({R.Begin, R.Size, Id, Groups[G].First, Groups[G].Count,
-                     !Once && (Dynamic || R.BarrierId != 0), Once});
-  }
-  return Loops;
 }
 
 std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use) {

@@ -96,12 +96,6 @@ private:
 
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
   std::optional<FusionMember> member(const KernelSpec &K);
-  static bool runsOnFusedGrid(const MemberGroup &G, const std::vector<FusionMember> &Members,
-                              GridMode Grid, bool Vertical);
-  static std::vector<BlockLoop> blockLoops(const std::vector<MemberGroup> &Groups,
-                                           const std::vector<FusionMember> &Members,
-                                           const PartitionPlan &Plan, const PartitionPlan &Laid,
-                                           bool Vertical, GridMode Grid);
 };
 
 } // namespace kfuse

@@ -7,6 +7,7 @@
 #define KFUSE_TRANSFORMS_FUSEDFILE_H
 
 #include "kfuse/Config/Config.h"
+#include "kfuse/Plan/FusionLayout.h"
 #include "kfuse/Plan/PartitionPlan.h"
 
 #include <array>
@@ -90,23 +91,6 @@ struct FusedSection {
   /// Works with any 1-D grid, so on a persistent grid it runs once with the
   /// fused grid as its own instead of looping over its launch's blocks.
   bool OnFusedGrid = false;
-};
-
-/// Threads of a persistent kernel that loop together over original blocks:
-/// one kernel's range, a vertical chain's, or every thread of a vertical
-/// fusion. An iteration runs one original block of each of its sections.
-/// A proportional grid has one per kernel or chain, all from thread 0, and
-/// runs one of them per iteration.
-struct BlockLoop {
-  unsigned Begin = 0, Size = 0;
-  /// Waited at between iterations; 0 with the whole block is __syncthreads().
-  unsigned BarrierId = 0;
-  size_t First = 0, Count = 0; ///< Its sections.
-  /// Iterations must not overlap: the sections' barriers and shared memory
-  /// (or the dynamic block counter) are reused by the next one.
-  bool WaitBetween = false;
-  /// No loop: its section runs once, on the fused grid (OnFusedGrid).
-  bool Once = false;
 };
 
 struct FusedKernel {
