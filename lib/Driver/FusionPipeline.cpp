@@ -171,6 +171,8 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     Sizes.push_back(R.Size);
   if (!checkLaunchBounds(Members, Sizes, Diags))
     return std::nullopt;
+  if (!Layout.SectionRegisters.empty() && !warpgroupAligned(F, Members, Layout, Grid, Laid))
+    return std::nullopt;
   std::optional<FusedKernel> K =
       fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
                        HasChains ? &Chains : nullptr);
@@ -180,6 +182,8 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     K->Grid = Grid;
     K->Waves = Grid == GridMode::AsLaunched ? 1 : Layout.Waves;
     K->Loops = Planned.Plan->Loops;
+    K->EntryRegisters = Layout.EntryRegisters;
+    K->SectionRegisters = Layout.SectionRegisters;
     for (const BlockLoop &L : K->Loops)
       if (L.Once) {
         // Its launch's grid is replaced by the fused one, which is 1-D.
@@ -189,6 +193,29 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
       }
   }
   return K;
+}
+
+/// setmaxnreg changes the registers of whole warpgroups of 128 threads:
+/// each kernel must have whole warpgroups to itself, side by side.
+bool FusionPipeline::warpgroupAligned(const FusionSpec &F, const std::vector<FusionMember> &Members,
+                                      const FusionLayout &Layout, GridMode Grid,
+                                      const PartitionPlan &Laid) {
+  std::string Why;
+  if (Layout.SectionRegisters.size() != Laid.Ranges.size())
+    Why = "there are " + std::to_string(Laid.Ranges.size()) + " kernels but " +
+          std::to_string(Layout.SectionRegisters.size()) + " register counts";
+  else if (Layout.Vertical || Grid != GridMode::AsLaunched)
+    Why = "only kernels side by side on the grid as launched have warpgroups of their own";
+  for (size_t I = 0; Why.empty() && I < Laid.Ranges.size(); ++I) {
+    const ThreadRange &R = Laid.Ranges[I];
+    if (R.Begin % 128 != 0 || R.Size % 128 != 0 || R.padded())
+      Why = "kernel '" + Members[I].Spec->Id + "' runs on threads [" + std::to_string(R.Begin) +
+            ", " + std::to_string(R.end()) + "), not whole warpgroups of 128";
+  }
+  if (Why.empty())
+    return true;
+  problem(ID::WarpgroupRegisters, F.Position, {F.Name, Why});
+  return false;
 }
 
 std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use) {

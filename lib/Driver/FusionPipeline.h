@@ -35,6 +35,10 @@ struct FusionLayout {
   std::string MinBlocksPerSm;   ///< Second __launch_bounds__ argument; empty: none.
   std::optional<GridMode> Grid; ///< Instead of the config's.
   unsigned Waves = 1;           ///< For persistent grids: resident blocks times this.
+  /// Per-warpgroup registers (sm_90a): the entry count and each kernel's;
+  /// empty for one allocation for all.
+  std::string EntryRegisters;
+  std::vector<std::string> SectionRegisters;
 };
 
 class FusionPipeline {
@@ -95,6 +99,8 @@ private:
                  VerticalPlan &Chains);
 
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
+  bool warpgroupAligned(const FusionSpec &F, const std::vector<FusionMember> &Members,
+                        const FusionLayout &Layout, GridMode Grid, const PartitionPlan &Laid);
   std::optional<FusionMember> member(const KernelSpec &K);
 };
 

@@ -101,6 +101,13 @@ FusionLayout tunedLayout(const Verdict &V) {
     Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
   Layout.Grid = V.Fastest->Grid;
   Layout.Waves = V.Fastest->Waves;
+  if (!V.Fastest->WarpgroupRegisters.empty()) {
+    // The entry count comes from the bound the harness compiled it with.
+    Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
+    Layout.EntryRegisters = std::to_string(V.Fastest->EntryRegisters);
+    for (unsigned R : V.Fastest->WarpgroupRegisters)
+      Layout.SectionRegisters.push_back(std::to_string(R));
+  }
   return Layout;
 }
 

@@ -183,8 +183,8 @@ private:
           continue;
         std::string Source =
             F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3) : V.Name) + ".cu";
-        TF.Variants.push_back(
-            {V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block, V.Grid, V.Waves});
+        TF.Variants.push_back({V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block,
+                               V.Grid, V.Waves, 1, V.WarpgroupRegisters});
         if (V.RegisterBound)
           continue;
         FusionLayout Layout;
@@ -194,6 +194,12 @@ private:
         Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
         Layout.Grid = V.Grid;
         Layout.Waves = V.Waves;
+        // The harness picks the counts from the registers the originals get.
+        if (V.WarpgroupRegisters) {
+          Layout.EntryRegisters = "KFUSE_ENTRY_REGISTERS";
+          for (size_t K = 0; K < V.Threads.size(); ++K)
+            Layout.SectionRegisters.push_back("KFUSE_REGISTERS_" + std::to_string(K));
+        }
         std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
         if (!K)
           return false;

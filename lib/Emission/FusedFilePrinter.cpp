@@ -133,6 +133,25 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
        << M.Name << "\")\n";
 }
 
+/// With per-warpgroup registers, each range changes its allocation before
+/// its section, in a branch of its own that every thread of the range takes
+/// (setmaxnreg is per warpgroup, and a range that skipped it would keep the
+/// registers another range waits for); on other targets than sm_90a it
+/// is left out, and the section runs on the entry allocation.
+void printWarpgroupSection(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
+  const FusedSection &S = K.Sections[I];
+  OS << "// Its warpgroups take " << K.SectionRegisters[I] << " registers per thread.\n";
+  OS << "if (";
+  if (S.Range.Begin != 0)
+    OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
+  OS << "kfuse_tid < " << S.Range.end() << "u) {\n"
+     << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+     << "kfuse_set_registers<" << K.SectionRegisters[I] << ", " << K.EntryRegisters << ">();\n"
+     << "#endif\n";
+  printSection(OS, S);
+  OS << "}\n";
+}
+
 void printRegisters(llvm::raw_ostream &OS, const FusedKernel &K) {
   for (const auto &[Comment, Declaration] : K.Registers)
     OS << "// " << Comment << "\n" << Declaration << "\n";
@@ -286,6 +305,9 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   else if (Persistent)
     for (size_t I = 0; I < K.Loops.size(); ++I)
       printBlockLoop(OS, K, K.Loops[I], I);
+  else if (!K.SectionRegisters.empty())
+    for (size_t I = 0; I < K.Sections.size(); ++I)
+      printWarpgroupSection(OS, K, I);
   else
     for (const FusedSection &S : K.Sections)
       printSection(OS, S);
@@ -447,6 +469,26 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
        << "return kfuse_launched != cudaSuccess ? kfuse_launched : kfuse_freed;\n}\n\n";
   else
     OS << "return cudaGetLastError();\n}\n\n";
+}
+
+/// Changes the calling warpgroup's registers per thread from Entry to Want.
+void printRegisterHelper(llvm::raw_ostream &OS) {
+  OS << R"(#ifndef KFUSE_SET_REGISTERS_DEFINED
+#define KFUSE_SET_REGISTERS_DEFINED
+// Hopper (sm_90a) gives each warpgroup of 128 threads its own registers per
+// thread: a multiple of 8 in [24, 256]. Every thread of the warpgroup runs it.
+template <unsigned Want, unsigned Entry> __device__ __forceinline__ void kfuse_set_registers() {
+  static_assert(Want % 8 == 0 && Want >= 24 && Want <= 256, "setmaxnreg takes 24 to 256 in steps of 8");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (Want > Entry)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Want));
+  else if constexpr (Want < Entry)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Want));
+#endif
+}
+#endif
+
+)";
 }
 
 /// Barriers over one kernel's range of threads, used by the rewritten bodies.
@@ -628,6 +670,9 @@ std::string printFusedFile(const FusedFile &File) {
   printBarrierHelpers(GS);
   if (Persistent)
     printResidentBlocks(GS);
+  if (std::any_of(File.Kernels.begin(), File.Kernels.end(),
+                  [](const FusedKernel &K) { return !K.SectionRegisters.empty(); }))
+    printRegisterHelper(GS);
   for (const FusedKernel &K : File.Kernels) {
     printKernel(GS, K);
     printLauncher(GS, K, File.LauncherHeader);

@@ -69,7 +69,7 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
       for (size_t I = 0; I < V.Threads.size(); ++I)
         OS << (I ? ", " : "") << V.Threads[I];
       OS << "}, " << V.BlockThreads << ", " << literal(gridModeName(V.Grid)) << ", " << V.Waves
-         << ", " << V.Barriers << "},\n";
+         << ", " << V.Barriers << ", " << (V.WarpgroupRegisters ? "true" : "false") << "},\n";
     }
     OS << "};\n";
   }

@@ -109,7 +109,7 @@ bool fromJSON(const llvm::json::Value &V, GridMode &G, llvm::json::Path P) {
 bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   std::vector<double> Samples;
-  std::vector<int64_t> Threads;
+  std::vector<int64_t> Threads, WarpgroupRegisters;
   bool Ok = O && O.map("name", C.Name) && O.map("kind", C.Kind) &&
             O.mapOptional("kernel", C.Kernel) && O.mapOptional("valid", C.Valid) &&
             O.mapOptional("error", C.Error) && O.mapOptional("threads", Threads) &&
@@ -123,9 +123,20 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
             O.mapOptional("blocks_per_sm_model", C.BlocksPerSmModel) &&
             O.mapOptional("median_ms", C.Median) && O.mapOptional("p25_ms", C.P25) &&
             O.mapOptional("p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
-            mapCount(V, P, "mismatches", C.Mismatches);
+            mapCount(V, P, "mismatches", C.Mismatches) &&
+            O.mapOptional("warpgroup_registers", WarpgroupRegisters) &&
+            mapCount(V, P, "entry_registers", C.EntryRegisters);
   if (!Ok)
     return false;
+  for (int64_t R : WarpgroupRegisters) {
+    // What setmaxnreg takes: the emitted code asserts it too.
+    if (R < 24 || R > 256 || R % 8 != 0) {
+      P.field("warpgroup_registers")
+          .report("expected register counts from 24 to 256 in steps of 8");
+      return false;
+    }
+    C.WarpgroupRegisters.push_back(static_cast<unsigned>(R));
+  }
   C.Samples = static_cast<unsigned>(Samples.size());
   for (int64_t T : Threads) {
     if (T <= 0 || T > 1024) {

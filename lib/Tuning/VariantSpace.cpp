@@ -74,6 +74,11 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
   return Sizes;
 }
 
+/// setmaxnreg sets the registers of whole warpgroups of 128 threads.
+static bool wholeWarpgroups(const std::vector<unsigned> &Threads) {
+  return std::all_of(Threads.begin(), Threads.end(), [](unsigned T) { return T % 128 == 0; });
+}
+
 /// What a variant's name says of its grid: nothing for the grid as launched.
 static std::string gridSuffix(GridMode G) {
   switch (G) {
@@ -106,6 +111,8 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
       std::string Name = "h" + joined(P) + gridSuffix(G);
       Out.push_back({Name, false, P, false, G});
       Out.push_back({Name + "-rb", false, P, true, G});
+      if (G == GridMode::AsLaunched && wholeWarpgroups(P))
+        Out.push_back({Name + "-wr", false, P, false, G, 1, true});
       // A second wave lets a block start where one finished: measured
       // faster for some pairs, slower for others (docs/benchmarks.md).
       if (G == GridMode::Persistent) {

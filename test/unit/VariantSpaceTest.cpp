@@ -18,15 +18,38 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   EXPECT_EQ(P.front(), (Split{128, 896}));
   EXPECT_EQ(P.back(), (Split{896, 128}));
   // 7 splits without and with the bound, and the vertical reference: the
-  // 14 + 1 variants the paper's search profiles.
+  // 14 + 1 variants the paper's search profiles; every split is whole
+  // warpgroups, so each also has registers per warpgroup.
   std::vector<kfuse::Variant> V = kfuse::variantSpace(M, 128);
-  ASSERT_EQ(V.size(), 15u);
+  ASSERT_EQ(V.size(), 22u);
   EXPECT_EQ(V[0].Name, "h128-896");
   EXPECT_FALSE(V[0].RegisterBound);
   EXPECT_EQ(V[1].Name, "h128-896-rb");
   EXPECT_TRUE(V[1].RegisterBound);
+  EXPECT_EQ(V[2].Name, "h128-896-wr");
+  EXPECT_TRUE(V[2].WarpgroupRegisters);
+  EXPECT_FALSE(V[2].RegisterBound);
   EXPECT_TRUE(V.back().Vertical);
   EXPECT_EQ(V.back().Threads, (Split{512, 512}));
+}
+
+// Registers per warpgroup need every kernel's part in whole warpgroups, and
+// the grid as launched.
+TEST(VariantSpace, WarpgroupRegistersOnlyForWholeWarpgroups) {
+  std::vector<TuneMember> M{{512, true}, {512, true}};
+  std::vector<kfuse::Variant> V =
+      kfuse::variantSpace(M, 64, {kfuse::GridMode::AsLaunched, kfuse::GridMode::Persistent});
+  auto Has = [&](const std::string &Name) {
+    return std::any_of(V.begin(), V.end(), [&](const kfuse::Variant &X) { return X.Name == Name; });
+  };
+  EXPECT_TRUE(Has("h384-640-wr"));
+  EXPECT_FALSE(Has("h448-576-wr")); // 448 is 3.5 warpgroups.
+  EXPECT_FALSE(Has("h384-640-p-wr"));
+  for (const kfuse::Variant &X : V) {
+    if (X.WarpgroupRegisters) {
+      EXPECT_EQ(X.Grid, kfuse::GridMode::AsLaunched) << X.Name;
+    }
+  }
 }
 
 // A proportional grid runs each kernel on its own block: one variant, with
@@ -109,12 +132,13 @@ TEST(VariantSpace, EvenSplitIsMeasuredWhereTheStepMissesIt) {
   std::vector<TuneMember> Three{{512, true}, {512, true}, {512, true}};
   std::vector<kfuse::Variant> V = kfuse::variantSpace(Three, 256);
   // Splits of 1024 in steps of 256: 3 of them, plus the even split, each
-  // twice, and the vertical variant.
-  ASSERT_EQ(V.size(), 9u);
-  EXPECT_EQ(V[4].Name, "h352-352-320");
-  EXPECT_EQ(V[5].Name, "h352-352-320-rb");
+  // twice, the 3 of whole warpgroups also with registers per warpgroup,
+  // and the vertical variant.
+  ASSERT_EQ(V.size(), 12u);
+  EXPECT_EQ(V[6].Name, "h352-352-320");
+  EXPECT_EQ(V[7].Name, "h352-352-320-rb");
   // Where the step hits it, it is not measured twice.
-  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 15u);
+  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 22u);
 }
 
 } // namespace

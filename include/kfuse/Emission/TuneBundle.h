@@ -46,6 +46,8 @@ struct TuneVariant {
   GridMode Grid = GridMode::AsLaunched;
   unsigned Waves = 1;
   unsigned Barriers = 1; ///< Block barrier ids the fused kernel uses.
+  /// Each kernel's warpgroups take their own registers (setmaxnreg, sm_90a).
+  bool WarpgroupRegisters = false;
 };
 
 struct TuneFusion {

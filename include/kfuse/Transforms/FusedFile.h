@@ -103,6 +103,12 @@ struct FusedKernel {
   /// The second argument of __launch_bounds__ (a number or a macro), which
   /// bounds the registers; empty for none.
   std::string MinBlocksPerSm;
+  /// Hopper's per-warpgroup registers (setmaxnreg, sm_90a): the kernel
+  /// starts with EntryRegisters per thread (numbers or macros), and each
+  /// section's warpgroups change to SectionRegisters[I] before it runs.
+  /// Empty for one allocation for all.
+  std::string EntryRegisters;
+  std::vector<std::string> SectionRegisters;
   std::vector<FusedSection> Sections;
   GridMode Grid = GridMode::AsLaunched;
   /// For persistent grids: resident blocks times this many. A second wave

@@ -48,6 +48,10 @@ struct CandidateResult {
   unsigned MinBlocksPerSm = 0;
   GridMode Grid = GridMode::AsLaunched;
   unsigned Waves = 1; ///< A persistent grid's blocks: resident blocks times this.
+  /// Registers per warpgroup (setmaxnreg): each kernel's count, and the
+  /// count every thread starts with; empty and 0 for one allocation.
+  std::vector<unsigned> WarpgroupRegisters;
+  unsigned EntryRegisters = 0;
   int Registers = 0, SpillBytes = 0, StaticShared = 0, BlocksPerSm = 0, BlocksPerSmModel = 0;
   double Median = 0, P25 = 0, P75 = 0;
   unsigned Samples = 0;

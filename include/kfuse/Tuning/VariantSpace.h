@@ -33,6 +33,8 @@ struct Variant {
   GridMode Grid = GridMode::AsLaunched;
   /// A persistent grid's blocks: this many times as many as are resident.
   unsigned Waves = 1;
+  /// Each kernel's warpgroups get the registers it needs (setmaxnreg, sm_90a).
+  bool WarpgroupRegisters = false;
   /// Every kernel from thread 0: the fused block is the largest of Threads.
   bool stacked() const { return Vertical || stacksRanges(Grid); }
 };
@@ -53,9 +55,11 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
 /// Each partition (the even split among them, added where the step misses
 /// it) in each of \p Grids but the proportional one, without and with the
-/// register bound, and on a persistent grid also with two waves of blocks; the proportional variant
-/// (each kernel on its own block) with and without the bound; then the vertical variant in each of
-/// the other \p Grids.
+/// register bound, and on a persistent grid also with two waves of blocks; on the grid as launched,
+/// where every kernel's part is whole warpgroups of 128 threads, also with registers per
+/// warpgroup ("-wr": Hopper's setmaxnreg; the harness builds it on sm_90 only); the proportional
+/// variant (each kernel on its own block) with and without the bound; then the vertical variant in
+/// each of the other \p Grids.
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                   const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 

@@ -112,6 +112,7 @@ struct Variant {
   const char *grid;  // as-launched, persistent, dynamic or proportional.
   unsigned waves;    // A persistent grid's blocks: resident blocks times this.
   unsigned barriers; // Block barrier ids the fused kernel uses.
+  bool warpgroup;    // Each kernel's warpgroups take their own registers (sm_90a).
 };
 
 struct Fusion {
@@ -157,6 +158,9 @@ struct Built {
   const void *kernel = nullptr;
   cudaFuncAttributes attr{};
   unsigned min_blocks = 0; // The bound it was compiled with; 0 for none.
+  // Registers per warpgroup: every thread's at entry, and each kernel's.
+  unsigned entry_registers = 0;
+  std::vector<unsigned> warpgroup_registers;
   std::string error;
   double compile_s = 0;
 };
@@ -189,20 +193,19 @@ int run(const std::vector<std::string> &argv, const std::string &log) {
 }
 
 /// Compiles every job with up to opt.jobs compilers at once, reporting each.
-void compileAll(const Options &opt, const std::string &arch, std::vector<std::string> &sources,
-                std::vector<std::string> &outputs, std::vector<std::string> &defines,
-                std::vector<Built *> &results) {
+void compileAll(const Options &opt, std::vector<std::string> &archs,
+                std::vector<std::string> &sources, std::vector<std::string> &outputs,
+                std::vector<std::vector<std::string>> &defines, std::vector<Built *> &results) {
   std::atomic<size_t> next{0}, done{0};
   std::mutex print;
   auto worker = [&] {
     for (size_t i = next++; i < sources.size(); i = next++) {
       std::string log = outputs[i] + ".log";
-      std::vector<std::string> argv = {opt.nvcc,        "-std=c++17", "-O3",
-                                       "-arch=" + arch, "-cudart",    "shared",
-                                       "-shared",       "-Xcompiler", "-fPIC"};
+      std::vector<std::string> argv = {opt.nvcc,  "-std=c++17", "-O3",     "-arch=" + archs[i],
+                                       "-cudart", "shared",     "-shared", "-Xcompiler",
+                                       "-fPIC"};
       argv.insert(argv.end(), opt.includes.begin(), opt.includes.end());
-      if (!defines[i].empty())
-        argv.push_back(defines[i]);
+      argv.insert(argv.end(), defines[i].begin(), defines[i].end());
       argv.insert(argv.end(), {sources[i], "-o", outputs[i]});
       auto start = Clock::now();
       int rc = run(argv, log);
@@ -466,22 +469,71 @@ struct Compiled {
 };
 
 /// Builds and loads the variants with the given register bound setting.
+/// What a variant is compiled with: the register bound, and the counts of
+/// registers per warpgroup (for sm_90a, with ptxas saying what it did).
+std::vector<std::string> definesOf(const Variant &var, const Built &b) {
+  std::vector<std::string> d;
+  if (var.bounded || var.warpgroup)
+    d.push_back("-DKFUSE_MIN_BLOCKS_PER_SM=" + std::to_string(b.min_blocks));
+  if (var.warpgroup) {
+    d.push_back("-DKFUSE_ENTRY_REGISTERS=" + std::to_string(b.entry_registers));
+    for (size_t k = 0; k < b.warpgroup_registers.size(); ++k)
+      d.push_back("-DKFUSE_REGISTERS_" + std::to_string(k) + "=" +
+                  std::to_string(b.warpgroup_registers[k]));
+    d.insert(d.end(), {"-Xptxas", "-v"});
+  }
+  return d;
+}
+
+/// Builds and loads the variants of one phase: those that need nothing of
+/// the originals first, then those whose bound or counts come from them.
 void compileSome(const Fusion &f, const Options &opt, const std::string &arch,
-                 const std::string &dir, std::vector<Built> &built, bool bounded) {
-  std::vector<std::string> sources, outputs, defines;
+                 const std::string &dir, std::vector<Built> &built, bool second) {
+  std::vector<std::string> archs, sources, outputs;
+  std::vector<std::vector<std::string>> defines;
   std::vector<Built *> results;
   for (unsigned v = 0; v < f.nvariants; ++v) {
-    if (f.variants[v].bounded != bounded || !built[v].error.empty())
+    const Variant &var = f.variants[v];
+    if ((var.bounded || var.warpgroup) != second || !built[v].error.empty())
       continue;
-    sources.push_back(dir + "/" + f.variants[v].source);
-    outputs.push_back(dir + "/build/" + f.name + "." + f.variants[v].name + ".so");
-    defines.push_back(bounded ? "-DKFUSE_MIN_BLOCKS_PER_SM=" + std::to_string(built[v].min_blocks)
-                              : "");
+    // setmaxnreg exists only in the architecture-specific sm_90a.
+    archs.push_back(var.warpgroup ? arch + "a" : arch);
+    sources.push_back(dir + "/" + var.source);
+    outputs.push_back(dir + "/build/" + f.name + "." + var.name + ".so");
+    defines.push_back(definesOf(var, built[v]));
     results.push_back(&built[v]);
   }
-  compileAll(opt, arch, sources, outputs, defines, results);
+  compileAll(opt, archs, sources, outputs, defines, results);
   for (size_t i = 0; i < results.size(); ++i)
     load(*results[i], outputs[i]);
+}
+
+/// The file's text, or empty.
+std::string slurp(const std::string &path) {
+  std::string text;
+  if (FILE *in = std::fopen(path.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;)
+      text.append(buf, n);
+    std::fclose(in);
+  }
+  return text;
+}
+
+/// A variant with registers per warpgroup is only what it says when ptxas
+/// kept setmaxnreg and started every thread with the entry count.
+void checkWarpgroups(const Fusion &f, const std::string &dir, std::vector<Built> &built) {
+  for (unsigned v = 0; v < f.nvariants; ++v) {
+    Built &b = built[v];
+    if (!f.variants[v].warpgroup || !b.error.empty())
+      continue;
+    std::string log = dir + "/build/" + f.name + "." + f.variants[v].name + ".so.log";
+    if (slurp(log).find("'setmaxnreg' ignored") != std::string::npos)
+      b.error = "ptxas ignored setmaxnreg, see " + log;
+    else if (static_cast<unsigned>(b.attr.numRegs) != b.entry_registers)
+      b.error = "ptxas started it with " + std::to_string(b.attr.numRegs) + " registers, not the " +
+                std::to_string(b.entry_registers) + " its counts assume";
+  }
 }
 
 /// HFuse's register bound for each bounded variant, from its unbounded
@@ -508,20 +560,60 @@ void boundVariants(const Fusion &f, const cudaOccDeviceProp &device, Compiled &c
   }
 }
 
+/// Registers per warpgroup: each kernel's warpgroups take what the toolchain
+/// gave that kernel alone (setmaxnreg's counts: multiples of 8 in [24, 256]);
+/// the kernel starts with the most registers per thread that let the most
+/// blocks fit and whose pool still covers every warpgroup's count.
+void planWarpgroups(const Fusion &f, const cudaDeviceProp &prop, Compiled &c) {
+  cudaOccDeviceProp device(prop);
+  for (unsigned v = 0; v < f.nvariants; ++v) {
+    const Variant &var = f.variants[v];
+    Built &b = c.built[v];
+    if (!var.warpgroup)
+      continue;
+    if (prop.major != 9 || prop.minor != 0) {
+      b.error = "registers per warpgroup need sm_90a (Hopper)";
+      continue;
+    }
+    unsigned pool = 0;
+    for (unsigned k = 0; k < f.nkernels; ++k) {
+      unsigned want = (static_cast<unsigned>(c.native[k].numRegs) + 7) / 8 * 8;
+      b.warpgroup_registers.push_back(std::min(std::max(want, 24u), 256u));
+      pool += b.warpgroup_registers.back() * var.threads[k];
+    }
+    // Threads, shared memory and barriers cap the blocks whatever the registers.
+    unsigned cap =
+        kfuse::occupancy::blocksPerSm(device, {var.block_threads, 0, c.dynamic, var.barriers});
+    for (unsigned blocks = cap; blocks >= 1 && b.min_blocks == 0; --blocks) {
+      unsigned entry = prop.regsPerMultiprocessor / (blocks * var.block_threads) / 8 * 8;
+      entry = std::min(entry, 256u);
+      if (entry >= 24 && entry * var.block_threads >= pool) {
+        b.min_blocks = blocks;
+        b.entry_registers = entry;
+      }
+    }
+    if (b.min_blocks == 0)
+      b.error = "its kernels need " + std::to_string(pool) + " registers per block, more than " +
+                "one block can start with";
+  }
+}
+
 Compiled compileVariants(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
                          const std::string &dir) {
   Compiled c;
   c.built.resize(f.nvariants);
   std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   auto start = Clock::now();
-  compileSome(f, opt, arch, dir, c.built, /*bounded=*/false);
+  compileSome(f, opt, arch, dir, c.built, /*second=*/false);
   c.native.resize(f.nkernels);
   for (unsigned k = 0; k < f.nkernels; ++k) {
     CHECK(cudaFuncGetAttributes(&c.native[k], f.kernels[k].kernel()));
     c.dynamic += f.kernels[k].shared_bytes;
   }
   boundVariants(f, cudaOccDeviceProp(prop), c);
-  compileSome(f, opt, arch, dir, c.built, /*bounded=*/true);
+  planWarpgroups(f, prop, c);
+  compileSome(f, opt, arch, dir, c.built, /*second=*/true);
+  checkWarpgroups(f, dir, c.built);
   c.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("  compiled in %.1f s\n", c.seconds);
   return c;
@@ -664,6 +756,13 @@ void writeCandidate(FILE *out, const Fusion &f, const Candidate &c) {
         c.variant->block_threads, c.variant->bounded ? "true" : "false", c.built->min_blocks);
     json(out, "grid", c.variant->grid);
     std::fprintf(out, "\"waves\": %u, \"barriers\": %u, ", c.variant->waves, c.variant->barriers);
+    if (c.variant->warpgroup && !c.built->warpgroup_registers.empty()) {
+      std::fprintf(out, "\"entry_registers\": %u, \"warpgroup_registers\": [",
+                   c.built->entry_registers);
+      for (size_t k = 0; k < c.built->warpgroup_registers.size(); ++k)
+        std::fprintf(out, "%s%u", k ? ", " : "", c.built->warpgroup_registers[k]);
+      std::fprintf(out, "], ");
+    }
     std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
                  c.built->attr.numRegs, c.built->attr.localSizeBytes,
                  c.built->attr.sharedSizeBytes);
