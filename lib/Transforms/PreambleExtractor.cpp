@@ -601,6 +601,7 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
   std::map<std::string, std::string> HeaderDefined; // What would clash, to its header.
   std::set<std::string> HeaderNames;
   std::map<std::string, UserMacro> Macros; // Defined after the preambles so far.
+  std::set<std::string> IncludedBefore;    // The files of the preambles so far.
   const FileRenames None;
   for (const auto &[Unit, Variables] : Units) {
     auto Renames = std::make_shared<FileRenames>();
@@ -651,8 +652,14 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
         Diags.report(M.Loc, Unit->getSourceManager(), diag::ID::GuardClash)
             << Name << Earlier->second.File;
     }
+    // A header an earlier file included is skipped when this one includes
+    // it again (#pragma once or its guard): its macros stay as they were,
+    // undefined if a file between undefined them.
+    std::set<std::string> Files = projectFiles(*Unit);
     for (const auto &[Name, M] : Renames->Macros)
-      Macros[Name] = M;
+      if (!IncludedBefore.count(M.File))
+        Macros[Name] = M;
+    IncludedBefore.insert(Files.begin(), Files.end());
     Plan[Unit] = std::move(Renames);
   }
   auto AtKernels = std::make_shared<const std::map<std::string, UserMacro>>(std::move(Macros));
