@@ -204,13 +204,18 @@ bool FusionPipeline::warpgroupAligned(const FusionSpec &F, const std::vector<Fus
   if (Layout.SectionRegisters.size() != Laid.Ranges.size())
     Why = "there are " + std::to_string(Laid.Ranges.size()) + " kernels but " +
           std::to_string(Layout.SectionRegisters.size()) + " register counts";
-  else if (Layout.Vertical || Grid != GridMode::AsLaunched)
-    Why = "only kernels side by side on the grid as launched have warpgroups of their own";
+  else if (Layout.Vertical || stacksRanges(Grid))
+    Why = "only kernels side by side have warpgroups of their own";
   for (size_t I = 0; Why.empty() && I < Laid.Ranges.size(); ++I) {
     const ThreadRange &R = Laid.Ranges[I];
     if (R.Begin % 128 != 0 || R.Size % 128 != 0 || R.padded())
       Why = "kernel '" + Members[I].Spec->Id + "' runs on threads [" + std::to_string(R.Begin) +
             ", " + std::to_string(R.end()) + "), not whole warpgroups of 128";
+    // A chain's kernels share their range's warpgroups.
+    else if (I > 0 && R.Begin < Laid.Ranges[I - 1].end())
+      Why = "kernels '" + Members[I - 1].Spec->Id + "' and '" + Members[I].Spec->Id +
+            "' share threads [" + std::to_string(R.Begin) + ", " +
+            std::to_string(std::min(R.end(), Laid.Ranges[I - 1].end())) + ")";
   }
   if (Why.empty())
     return true;

@@ -138,16 +138,20 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
 /// (setmaxnreg is per warpgroup, and a range that skipped it would keep the
 /// registers another range waits for); on other targets than sm_90a it
 /// is left out, and the section runs on the entry allocation.
+void printSetRegisters(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
+  OS << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+     << "kfuse_set_registers<" << K.SectionRegisters[I] << ", " << K.EntryRegisters << ">();\n"
+     << "#endif\n";
+}
+
 void printWarpgroupSection(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
   const FusedSection &S = K.Sections[I];
   OS << "// Its warpgroups take " << K.SectionRegisters[I] << " registers per thread.\n";
   OS << "if (";
   if (S.Range.Begin != 0)
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
-  OS << "kfuse_tid < " << S.Range.end() << "u) {\n"
-     << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-     << "kfuse_set_registers<" << K.SectionRegisters[I] << ", " << K.EntryRegisters << ">();\n"
-     << "#endif\n";
+  OS << "kfuse_tid < " << S.Range.end() << "u) {\n";
+  printSetRegisters(OS, K, I);
   printSection(OS, S);
   OS << "}\n";
 }
@@ -208,6 +212,8 @@ void printProportionalLoop(llvm::raw_ostream &OS, const FusedKernel &K) {
 }
 
 /// The threads of a persistent kernel's range open, as a loop would.
+/// Enters a loop's range; with per-warpgroup registers its threads change
+/// their allocation once, before the loop (each loop is one kernel's then).
 void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
   if (L.Begin == 0 && L.Size == K.BlockThreads)
     OS << "{\n";
@@ -215,6 +221,10 @@ void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoo
     OS << "if (kfuse_tid < " << L.Size << "u) {\n";
   else
     OS << "if (kfuse_tid >= " << L.Begin << "u && kfuse_tid < " << L.Begin + L.Size << "u) {\n";
+  if (!K.SectionRegisters.empty()) {
+    OS << "// Its warpgroups take " << K.SectionRegisters[L.First] << " registers per thread.\n";
+    printSetRegisters(OS, K, L.First);
+  }
 }
 
 /// A kernel that works with any 1-D grid runs once on a persistent grid:

@@ -186,6 +186,18 @@ std::string fused(const CandidateResult &C, int Value) {
   return C.native() || C.alone() ? "" : std::to_string(Value);
 }
 
+/// A variant's registers; with registers per warpgroup, the count it starts
+/// with and each kernel's: "40 (32/48)".
+std::string registers(const CandidateResult &C) {
+  std::string S = fused(C, C.Registers);
+  if (C.WarpgroupRegisters.empty())
+    return S;
+  S += " (";
+  for (size_t I = 0; I < C.WarpgroupRegisters.size(); ++I)
+    S += (I ? "/" : "") + std::to_string(C.WarpgroupRegisters[I]);
+  return S + ")";
+}
+
 std::string threads(const CandidateResult &C) {
   std::string S;
   for (unsigned T : C.Threads)
@@ -281,7 +293,7 @@ std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdic
          << (C.Median > 0 ? fixed(C.Median, 4) : "-") << " | " << fixed(100 * C.noise(), 1)
          << "% | "
          << (C.Median > 0 && V.NativeBest ? fixed(V.NativeBest->Median / C.Median, 3) + "x" : "-")
-         << " | " << fused(C, C.Registers) << " | " << fused(C, C.SpillBytes) << " | "
+         << " | " << registers(C) << " | " << fused(C, C.SpillBytes) << " | "
          << fused(C, C.BlocksPerSm) << " | "
          << (C.Valid           ? "yes"
              : C.Error.empty() ? std::to_string(C.Mismatches) + " differ"
@@ -320,6 +332,9 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
           << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value << C.MinBlocksPerSm
           << YAML::Key << "grid" << YAML::Value << gridModeName(C.Grid) << YAML::Key << "waves"
           << YAML::Value << C.Waves;
+      if (!C.WarpgroupRegisters.empty())
+        E << YAML::Key << "entry_registers" << YAML::Value << C.EntryRegisters << YAML::Key
+          << "warpgroup_registers" << YAML::Value << YAML::Flow << C.WarpgroupRegisters;
       E << YAML::EndMap;
     }
     E << YAML::EndSeq << YAML::EndMap;

@@ -52,14 +52,19 @@ std::string joined(const std::vector<unsigned> &Threads) {
 
 } // namespace
 
-std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members,
-                                              unsigned Step) {
+std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members, unsigned Step,
+                                              unsigned Total) {
   std::vector<std::vector<unsigned>> Out;
   std::vector<unsigned> Current;
   if (Step == 0 || Step % 32 != 0)
     return Out;
-  split(Members, Step, 0, fusedThreads(Members), Current, Out);
+  split(Members, Step, 0, Total, Current, Out);
   return Out;
+}
+
+std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members,
+                                              unsigned Step) {
+  return partitions(Members, Step, fusedThreads(Members));
 }
 
 std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
@@ -77,6 +82,13 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
 /// setmaxnreg sets the registers of whole warpgroups of 128 threads.
 static bool wholeWarpgroups(const std::vector<unsigned> &Threads) {
   return std::all_of(Threads.begin(), Threads.end(), [](unsigned T) { return T % 128 == 0; });
+}
+
+/// Grids where registers per warpgroup are tried: ranges side by side (not
+/// stacked), and not the dynamic grid, which hands out blocks as the
+/// persistent one runs them and would only double the variants.
+static bool ownsWarpgroups(GridMode G) {
+  return G == GridMode::AsLaunched || G == GridMode::Persistent;
 }
 
 /// What a variant's name says of its grid: nothing for the grid as launched.
@@ -111,7 +123,7 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
       std::string Name = "h" + joined(P) + gridSuffix(G);
       Out.push_back({Name, false, P, false, G});
       Out.push_back({Name + "-rb", false, P, true, G});
-      if (G == GridMode::AsLaunched && wholeWarpgroups(P))
+      if (ownsWarpgroups(G) && wholeWarpgroups(P))
         Out.push_back({Name + "-wr", false, P, false, G, 1, true});
       // A second wave lets a block start where one finished: measured
       // faster for some pairs, slower for others (docs/benchmarks.md).
@@ -120,6 +132,15 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
         Out.push_back({Name + "2-rb", false, P, true, G, 2});
       }
     }
+  // Each resident block takes the sum of its warpgroups' counts from the
+  // register file: a smaller block can let one more block fit where the
+  // largest cannot (docs/benchmarks.md).
+  for (GridMode G : Grids)
+    if (ownsWarpgroups(G))
+      for (unsigned Total = 256; Total < fusedThreads(Members); Total += 256)
+        for (const std::vector<unsigned> &P : partitions(Members, 128, Total))
+          if (wholeWarpgroups(P))
+            Out.push_back({"h" + joined(P) + gridSuffix(G) + "-wr", false, P, false, G, 1, true});
   // One kernel at a time on its own block: no split to choose.
   for (GridMode G : Grids)
     if (stacksRanges(G)) {

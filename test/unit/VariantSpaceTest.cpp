@@ -19,9 +19,10 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   EXPECT_EQ(P.back(), (Split{896, 128}));
   // 7 splits without and with the bound, and the vertical reference: the
   // 14 + 1 variants the paper's search profiles; every split is whole
-  // warpgroups, so each also has registers per warpgroup.
+  // warpgroups, so each also has registers per warpgroup, and so do the
+  // 1 + 3 + 5 splits of blocks of 256, 512 and 768 threads.
   std::vector<kfuse::Variant> V = kfuse::variantSpace(M, 128);
-  ASSERT_EQ(V.size(), 22u);
+  ASSERT_EQ(V.size(), 31u);
   EXPECT_EQ(V[0].Name, "h128-896");
   EXPECT_FALSE(V[0].RegisterBound);
   EXPECT_EQ(V[1].Name, "h128-896-rb");
@@ -33,23 +34,49 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   EXPECT_EQ(V.back().Threads, (Split{512, 512}));
 }
 
-// Registers per warpgroup need every kernel's part in whole warpgroups, and
-// the grid as launched.
+// Registers per warpgroup need every kernel's part in whole warpgroups, side
+// by side: on the grid as launched and on a persistent one, not where one
+// kernel runs at a time (nor on the dynamic grid, to keep the space small).
 TEST(VariantSpace, WarpgroupRegistersOnlyForWholeWarpgroups) {
   std::vector<TuneMember> M{{512, true}, {512, true}};
-  std::vector<kfuse::Variant> V =
-      kfuse::variantSpace(M, 64, {kfuse::GridMode::AsLaunched, kfuse::GridMode::Persistent});
+  std::vector<kfuse::Variant> V = kfuse::variantSpace(
+      M, 64,
+      {kfuse::GridMode::AsLaunched, kfuse::GridMode::Persistent, kfuse::GridMode::Proportional});
   auto Has = [&](const std::string &Name) {
     return std::any_of(V.begin(), V.end(), [&](const kfuse::Variant &X) { return X.Name == Name; });
   };
   EXPECT_TRUE(Has("h384-640-wr"));
   EXPECT_FALSE(Has("h448-576-wr")); // 448 is 3.5 warpgroups.
-  EXPECT_FALSE(Has("h384-640-p-wr"));
+  EXPECT_TRUE(Has("h384-640-p-wr"));
+  EXPECT_FALSE(Has("h384-640-p2-wr"));
   for (const kfuse::Variant &X : V) {
     if (X.WarpgroupRegisters) {
-      EXPECT_EQ(X.Grid, kfuse::GridMode::AsLaunched) << X.Name;
+      EXPECT_NE(X.Grid, kfuse::GridMode::Proportional) << X.Name;
+      EXPECT_FALSE(X.RegisterBound) << X.Name;
+      for (unsigned T : X.Threads)
+        EXPECT_EQ(T % 128, 0u) << X.Name;
     }
   }
+}
+
+// A smaller block than the kernels' own can fit one more block's registers:
+// registers per warpgroup are also tried on blocks of 256 and 512 threads
+// for a pair whose blocks add up to 768, every split in whole warpgroups.
+TEST(VariantSpace, WarpgroupRegistersOnSmallerBlocks) {
+  std::vector<TuneMember> M{{512, true}, {256, true}};
+  std::vector<kfuse::Variant> V = kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent});
+  std::vector<std::string> Smaller;
+  for (const kfuse::Variant &X : V) {
+    unsigned Sum = 0;
+    for (unsigned T : X.Threads)
+      Sum += T;
+    if (!X.Vertical && Sum < 768) {
+      EXPECT_TRUE(X.WarpgroupRegisters) << X.Name;
+      Smaller.push_back(X.Name);
+    }
+  }
+  EXPECT_EQ(Smaller, (std::vector<std::string>{"h128-128-p-wr", "h128-384-p-wr", "h256-256-p-wr",
+                                               "h384-128-p-wr"}));
 }
 
 // A proportional grid runs each kernel on its own block: one variant, with
@@ -86,10 +113,11 @@ TEST(VariantSpace, PersistentGridTriesTwoWaves) {
   std::vector<std::string> Names;
   for (const kfuse::Variant &X : V)
     Names.push_back(X.Name + ":" + std::to_string(X.Waves));
-  EXPECT_EQ(Names, (std::vector<std::string>{"h256-512-p:1", "h256-512-p-rb:1", "h256-512-p2:2",
-                                             "h256-512-p2-rb:2", "h256-512-d:1", "h256-512-d-rb:1",
-                                             "vertical-p:1", "vertical-d:1"}));
-  EXPECT_TRUE(V[3].RegisterBound);
+  EXPECT_EQ(Names, (std::vector<std::string>{"h256-512-p:1", "h256-512-p-rb:1", "h256-512-p-wr:1",
+                                             "h256-512-p2:2", "h256-512-p2-rb:2", "h256-512-d:1",
+                                             "h256-512-d-rb:1", "h256-256-p-wr:1", "vertical-p:1",
+                                             "vertical-d:1"}));
+  EXPECT_TRUE(V[4].RegisterBound);
 }
 
 TEST(VariantSpace, FinerStepsGiveMoreSplits) {
@@ -133,12 +161,13 @@ TEST(VariantSpace, EvenSplitIsMeasuredWhereTheStepMissesIt) {
   std::vector<kfuse::Variant> V = kfuse::variantSpace(Three, 256);
   // Splits of 1024 in steps of 256: 3 of them, plus the even split, each
   // twice, the 3 of whole warpgroups also with registers per warpgroup,
-  // and the vertical variant.
-  ASSERT_EQ(V.size(), 12u);
+  // then registers per warpgroup on the 3 splits of 512 threads and the 10
+  // of 768 in steps of 128, and the vertical variant.
+  ASSERT_EQ(V.size(), 25u);
   EXPECT_EQ(V[6].Name, "h352-352-320");
   EXPECT_EQ(V[7].Name, "h352-352-320-rb");
   // Where the step hits it, it is not measured twice.
-  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 22u);
+  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 31u);
 }
 
 } // namespace

@@ -48,6 +48,9 @@ unsigned fusedThreads(const std::vector<TuneMember> &Members);
 /// theirs; in lexicographic order.
 std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members,
                                               unsigned Step);
+/// The same, of a block of \p Total threads.
+std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members, unsigned Step,
+                                              unsigned Total);
 
 /// The split `kfuse fuse` emits when the config gives no partition (the
 /// partition planner's), or nothing where the planner finds none.
@@ -55,11 +58,13 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
 /// Each partition (the even split among them, added where the step misses
 /// it) in each of \p Grids but the proportional one, without and with the
-/// register bound, and on a persistent grid also with two waves of blocks; on the grid as launched,
-/// where every kernel's part is whole warpgroups of 128 threads, also with registers per
-/// warpgroup ("-wr": Hopper's setmaxnreg; the harness builds it on sm_90 only); the proportional
-/// variant (each kernel on its own block) with and without the bound; then the vertical variant in
-/// each of the other \p Grids.
+/// register bound, and on a persistent grid also with two waves of blocks.
+/// Where every kernel's part is whole warpgroups of 128 threads, also with
+/// registers per warpgroup ("-wr": Hopper's setmaxnreg; the harness builds it
+/// on sm_90 only), and so for the splits of smaller blocks too (multiples of
+/// 256 threads), where one more block's registers may fit. Then the
+/// proportional variant (each kernel on its own block) with and without the
+/// bound, and the vertical variant in each of the other \p Grids.
 std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                   const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 
