@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes configs/eval.yaml and configs/eval-sweep.yaml, the configs of the
-evaluation (docs/benchmarks.md), from the input sizes below: one place to
+"""Writes configs/eval.yaml, eval-sweep.yaml, eval-data-sized.yaml and
+eval-registers.yaml, the configs of the evaluation (docs/benchmarks.md),
+from the input sizes below: one place to
 change a size, and the sweep's scaled kernels derived from the same
 functions. Run from anywhere; the configs are checked in."""
 import os
@@ -84,6 +85,35 @@ def nonces(file, kernel, out):
     return make
 
 
+# The registers evaluation's own pairs: a kernel with few registers that
+# waits on memory beside one that needs many (docs/benchmarks.md, issue 19).
+def triad(n):
+    return ("stream_triad.cu", "stream_triad", GRID,
+            [buf("float", n, "zero"), buf("float", n, "{uniform: [0, 1]}"),
+             buf("float", n, "{uniform: [0, 1]}"), val(3.0), val(n)],
+            f"{n} floats")
+
+
+def gather(n, table=67108864):
+    return ("gather.cu", "gather_scale", GRID,
+            [buf("float", table, "{uniform: [0, 1]}"),
+             buf("uint32", n, "{uniform: [0, %d]}" % (table - 1)), buf("float", n, "zero"),
+             val(0.5), val(n)],
+            f"{n} loads from a {table * 4 >> 20} MiB table")
+
+
+def poly(n, rounds=20):
+    return ("poly_bank.cu", "poly_bank", GRID,
+            [buf("float", n, "{uniform: [0, 1]}"), buf("float", n, "zero"), val(n), val(rounds)],
+            f"{n} points, {rounds} rounds")
+
+
+def mix64(n, rounds=10):
+    return ("mix64.cu", "mix64_hash", GRID,
+            [buf("uint32", n, RANDOM_WORDS), buf("uint64", n, "zero"), val(n), val(rounds)],
+            f"{n} seeds, {rounds} rounds")
+
+
 sha256 = nonces("sha256d.cu", "sha256d_hash", "uint32")
 blake256 = nonces("blake256.cu", "blake256_hash", "uint32")
 blake2b = nonces("blake2b.cu", "blake2b_hash", "uint64")
@@ -102,6 +132,17 @@ SIZES = {
     "blake2b": lambda s: blake2b(int(1434624 * s)),
 }
 SCALE = {name: 1.0 for name in SIZES}
+OWN_SIZES = {
+    "triad": lambda: triad(50331648),
+    "poly": lambda: poly(1048576),
+    "gather": lambda: gather(16777216),
+    "mix64": lambda: mix64(1048576),
+}
+# Where registers decide: the hash groups whose fused kernel took more
+# registers than one of its kernels (docs/benchmarks.md), and the own pairs.
+REGISTER_GROUPS = [["ethash", "blake2b"], ["ethash", "sha256"], ["ethash", "blake256"],
+                   ["sha256", "blake256"], ["ethash", "sha256", "blake256"],
+                   ["triad", "poly"], ["gather", "mix64"]]
 
 DL = ["bn", "hist", "maxpool", "upsample", "im2col"]
 CRYPTO = ["ethash", "sha256", "blake256", "blake2b"]
@@ -212,6 +253,23 @@ def main():
     text.append("fusions:")
     text += fusions
     with open(os.path.join(ROOT, "configs", "eval-sweep.yaml"), "w") as f:
+        f.write("\n".join(text) + "\n")
+
+
+    text = ["# Registers per warpgroup (setmaxnreg, Hopper): the groups of\n"
+            "# configs/eval.yaml where registers decide, and two pairs of kernels written\n"
+            "# for it, each tuned on the grid as launched and on a persistent grid, in\n"
+            "# steps of 256 (ethash + blake2b, the goal, and the smaller blocks of the\n"
+            "# -wr variants in steps of 128).\n"
+            + HOWTO + "kernels:"]
+    text += [kernel(n, SIZES[n](SCALE[n])) for n in CRYPTO]
+    text += [kernel(n, make()) for n, make in OWN_SIZES.items()]
+    text.append("fusions:")
+    # The goal pair also in steps of 128, where its best split so far is.
+    text += [f"  - {{name: {'_'.join(g)}, kernels: [{', '.join(g)}], "
+             f"tune: {{step: {128 if i == 0 else 256}, grids: [as-launched, persistent]}}}}"
+             for i, g in enumerate(REGISTER_GROUPS)]
+    with open(os.path.join(ROOT, "configs", "eval-registers.yaml"), "w") as f:
         f.write("\n".join(text) + "\n")
 
 

@@ -2,23 +2,30 @@
 # The evaluation of docs/benchmarks.md in three steps, because kfuse (which
 # needs LLVM) and the GPU live on different machines:
 #
-#   scripts/eval.sh bundle             # where kfuse is: writes build/eval/{main,sweep}
-#   scripts/eval.sh gpu OUT [main|sweep|all]
+#   scripts/eval.sh bundle             # where kfuse is: writes build/eval/{main,sweep,registers}
+#   scripts/eval.sh gpu OUT [main|sweep|registers|all]
 #                                      # on the GPU machine, CUDA toolkit only: checks the
 #                                      # nine kernels against their CPU references, then
 #                                      # measures every variant and baseline into OUT/*.json
 #   scripts/eval.sh report OUT         # where kfuse is: verdicts, evaluation.md, charts
-#                                      # in OUT/report/{main,sweep}
+#                                      # in OUT/report/{main,sweep,registers}
 #
-# `gpu OUT main` and `gpu OUT sweep` each fit in ten minutes (289 s and 374 s on an H200).
+# `gpu OUT main` and `gpu OUT sweep` each fit in ten minutes (289 s and 374 s on an H200);
+# `registers` (configs/eval-registers.yaml) measures registers per warpgroup and needs
+# Hopper.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kfuse=${KFUSE:-$root/build/bin/kfuse}
 nvcc=${NVCC:-nvcc}
 step=${1:-}
-parts=(main sweep)
+parts=(main sweep registers)
 
-config_of() { [ "$1" = main ] && echo "$root/configs/eval.yaml" || echo "$root/configs/eval-sweep.yaml"; }
+config_of() {
+  case "$1" in
+  main) echo "$root/configs/eval.yaml" ;;
+  *) echo "$root/configs/eval-$1.yaml" ;;
+  esac
+}
 
 case "$step" in
 bundle)
@@ -27,7 +34,7 @@ bundle)
   done
   ;;
 gpu)
-  out=${2:?usage: scripts/eval.sh gpu OUT [main|sweep|all]}
+  out=${2:?usage: scripts/eval.sh gpu OUT [main|sweep|registers|all]}
   which=${3:-all}
   mkdir -p "$out/logs"
   out=$(cd "$out" && pwd)
