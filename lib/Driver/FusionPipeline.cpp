@@ -204,8 +204,9 @@ bool FusionPipeline::warpgroupAligned(const FusionSpec &F, const std::vector<Fus
   if (Layout.SectionRegisters.size() != Laid.Ranges.size())
     Why = "there are " + std::to_string(Laid.Ranges.size()) + " kernels but " +
           std::to_string(Layout.SectionRegisters.size()) + " register counts";
-  else if (Layout.Vertical || stacksRanges(Grid))
-    Why = "only kernels side by side have warpgroups of their own";
+  else if (Layout.Vertical || (Grid != GridMode::AsLaunched && Grid != GridMode::Persistent))
+    Why = "only kernels side by side, on the grid as launched or a persistent grid, have "
+          "warpgroups of their own";
   for (size_t I = 0; Why.empty() && I < Laid.Ranges.size(); ++I) {
     const ThreadRange &R = Laid.Ranges[I];
     if (R.Begin % 128 != 0 || R.Size % 128 != 0 || R.padded())

@@ -139,14 +139,15 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
 /// registers another range waits for); on other targets than sm_90a it
 /// is left out, and the section runs on the entry allocation.
 void printSetRegisters(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
+  OS << "// Its warpgroups take " << K.SectionRegisters[I] << " registers per thread.\n";
   OS << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
      << "kfuse_set_registers<" << K.SectionRegisters[I] << ", " << K.EntryRegisters << ">();\n"
      << "#endif\n";
 }
 
+/// A range of the grid as launched: its guard, its registers, its section.
 void printWarpgroupSection(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
   const FusedSection &S = K.Sections[I];
-  OS << "// Its warpgroups take " << K.SectionRegisters[I] << " registers per thread.\n";
   OS << "if (";
   if (S.Range.Begin != 0)
     OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
@@ -211,9 +212,9 @@ void printProportionalLoop(llvm::raw_ostream &OS, const FusedKernel &K) {
      << "__syncthreads();\n}\n}\n";
 }
 
-/// The threads of a persistent kernel's range open, as a loop would.
-/// Enters a loop's range; with per-warpgroup registers its threads change
-/// their allocation once, before the loop (each loop is one kernel's then).
+/// The threads of a persistent kernel's range open, as a loop would; with
+/// registers per warpgroup they change their allocation once, before the
+/// loop (each loop is one kernel's then).
 void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
   if (L.Begin == 0 && L.Size == K.BlockThreads)
     OS << "{\n";
@@ -221,10 +222,8 @@ void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoo
     OS << "if (kfuse_tid < " << L.Size << "u) {\n";
   else
     OS << "if (kfuse_tid >= " << L.Begin << "u && kfuse_tid < " << L.Begin + L.Size << "u) {\n";
-  if (!K.SectionRegisters.empty()) {
-    OS << "// Its warpgroups take " << K.SectionRegisters[L.First] << " registers per thread.\n";
+  if (!K.SectionRegisters.empty())
     printSetRegisters(OS, K, L.First);
-  }
 }
 
 /// A kernel that works with any 1-D grid runs once on a persistent grid:
