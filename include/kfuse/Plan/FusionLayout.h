@@ -69,10 +69,7 @@ struct FusionLayoutPlan {
   std::vector<BlockLoop> Loops; ///< Empty on the grid as launched.
 };
 
-struct LayoutResult {
-  std::optional<FusionLayoutPlan> Plan;
-  std::vector<diag::Problem> Problems;
-};
+using LayoutResult = Planned<FusionLayoutPlan>;
 
 /// Lays the fusion out, or says why its partition cannot be.
 LayoutResult planLayout(const LayoutRequest &Request);

@@ -73,10 +73,13 @@ struct PartitionPlan {
   unsigned BarrierIds = 1;
 };
 
-struct PartitionResult {
-  std::optional<PartitionPlan> Plan;
+/// What a planner gives: its plan, or the problems that stopped it.
+template <typename T> struct Planned {
+  std::optional<T> Plan;
   std::vector<diag::Problem> Problems;
 };
+
+using PartitionResult = Planned<PartitionPlan>;
 
 /// Checks an explicit partition, or splits the block evenly in warp multiples
 /// when none is given: kernels that are not resizable keep their own block
