@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 # libomp-19-dev: Clang's own omp.h, for kernels in files that include it.
 # libclang-rt-19-dev: libFuzzer and the sanitizer runtimes, for scripts/fuzz.sh.
 # clang-format-19: scripts/check_format.sh, a test.
+# libzstd-dev, zlib1g-dev, xz-utils: scripts/package.sh links zstd and zlib statically and packs with xz.
 packages=(clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools libomp-19-dev libyaml-cpp-dev
-          libclang-rt-19-dev clang-format-19
+          libclang-rt-19-dev clang-format-19 libzstd-dev zlib1g-dev xz-utils
           libgtest-dev cmake g++ python3 make ninja-build)
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/NvccCommand.h"
+#include "kfuse/Frontend/ResourceDir.h"
 #include "kfuse/Frontend/SourceParser.h"
 
 #include "clang/Basic/Version.h"
@@ -54,6 +55,11 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
   // Clang would fail on it for every file, blaming none.
   if (Settings.GpuArch && !clangReadsGpuArch(*Settings.GpuArch)) {
     Diags.report(diag::ID::GpuArchInvalid) << *Settings.GpuArch << CLANG_VERSION_STRING;
+    return std::nullopt;
+  }
+  if (llvm::Error E = checkResourceDir(Settings.ResourceDir)) {
+    Diags.report(diag::ID::ResourceDirInvalid)
+        << Settings.ResourceDir << llvm::toString(std::move(E)) << CLANG_VERSION_MAJOR;
     return std::nullopt;
   }
   ParserOptions Options;
@@ -143,7 +149,11 @@ std::vector<std::string> runInputs(const std::string &ConfigPath,
 
 int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out) {
   Out << "kfuse " << Version << "\n";
-  Out << "clang " << CLANG_VERSION_STRING << " (LibTooling)\n";
+  Out << "clang " << CLANG_VERSION_STRING << " (LibTooling), resource directory "
+      << Settings.ResourceDir;
+  if (llvm::Error E = checkResourceDir(Settings.ResourceDir))
+    Out << " (unusable: " << llvm::toString(std::move(E)) << ")";
+  Out << "\n";
   llvm::Expected<CudaInstallation> Cuda = detectCuda(Settings.CudaPath);
   if (Cuda)
     Out << "CUDA " << Cuda->versionString() << " at " << Cuda->Path << "\n";

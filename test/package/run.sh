@@ -3,7 +3,9 @@
 # examples/cmake-project from that package with GENERATOR ("Unix Makefiles"
 # or Ninja), or with examples/make-recipe's Makefile (make), and checks that
 # the fusion step runs again exactly when one of its inputs changes. With
-# "library", builds a tool against the installed libraries instead.
+# "library", builds a tool against the installed libraries instead. With
+# KFUSE_PREFIX set, uses the kfuse installed there (an unpacked archive of
+# scripts/package.sh) instead of installing BUILD_DIR's.
 #   test/package/run.sh BUILD_DIR "Unix Makefiles"|Ninja|make|library
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -16,7 +18,11 @@ trap 'rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+if [ -n "${KFUSE_PREFIX:-}" ]; then
+  ln -s "$KFUSE_PREFIX" "$work/prefix"
+else
+  cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+fi
 "$work/prefix/bin/kfuse" --version | grep -q "^kfuse " || fail "the installed kfuse does not run"
 
 if [ "$generator" = library ]; then
@@ -87,4 +93,4 @@ touch "$work/src/kernels.cu";           expect run  "touching the kernels' sourc
 touch "$work/src/include/tuning.h";     expect run  "touching a header the kernels include"
 touch "$work/src/blend_stats.yaml";     expect run  "touching the config"
 expect skip "a build with nothing changed"
-echo "PASS: examples/cmake-project builds with the installed kfuse ($generator)"
+echo "PASS: examples/cmake-project builds with the installed kfuse ($generator${KFUSE_PREFIX:+, from $KFUSE_PREFIX})"

@@ -14,7 +14,9 @@
 
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Driver/Commands.h"
+#include "kfuse/Frontend/ResourceDir.h"
 
+#include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 
@@ -90,11 +92,11 @@ cl::opt<std::string> GpuArch("cuda-gpu-arch",
                                       "(default: the compile command's, else sm_90)"),
                              cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune),
                              cl::cat(Category));
-cl::opt<std::string> ResourceDir("resource-dir",
-                                 cl::desc("Clang resource directory (default: "
-                                          "the one kfuse was built with)"),
-                                 cl::init(KFUSE_CLANG_RESOURCE_DIR), cl::sub(Fuse), cl::sub(Check),
-                                 cl::sub(List), cl::sub(Tune), cl::cat(Category));
+cl::opt<std::string> ResourceDir(
+    "resource-dir",
+    cl::desc("Clang resource directory (default: ../lib/clang/" CLANG_VERSION_MAJOR_STRING
+             " beside kfuse's directory, else the one it was built with)"),
+    cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune), cl::cat(Category));
 
 cl::extrahelp MoreHelp(
     "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"
@@ -106,10 +108,12 @@ std::optional<std::string> Given(const cl::opt<std::string> &O) {
   return O.getNumOccurrences() ? std::optional<std::string>(O) : std::nullopt;
 }
 
-void printVersion(raw_ostream &OS) {
-  kfuse::ParseSettings Settings;
-  Settings.CudaPath = CudaPath;
-  kfuse::runVersion(Settings, OS);
+/// The resource directory the command line names, else the one beside the
+/// executable, else the one kfuse was built with.
+std::string resourceDir(const char *Argv0) {
+  if (ResourceDir.getNumOccurrences())
+    return ResourceDir;
+  return kfuse::defaultResourceDir(Argv0, reinterpret_cast<void *>(&resourceDir));
 }
 
 } // namespace
@@ -126,7 +130,12 @@ int main(int argc, const char **argv) {
       break;
     }
   cl::HideUnrelatedOptions(Category);
-  cl::SetVersionPrinter(printVersion);
+  cl::SetVersionPrinter([Argv0 = argv[0]](raw_ostream &OS) {
+    kfuse::ParseSettings Settings;
+    Settings.CudaPath = CudaPath;
+    Settings.ResourceDir = resourceDir(Argv0);
+    kfuse::runVersion(Settings, OS);
+  });
   // With an error stream the parser returns instead of exiting with 1: a
   // bad command line exits with 2, as documented.
   if (!cl::ParseCommandLineOptions(OwnArgs, argv, "kfuse: horizontal fusion of CUDA kernels\n",
@@ -136,7 +145,7 @@ int main(int argc, const char **argv) {
   kfuse::ParseSettings Settings;
   Settings.CudaPath = CudaPath;
   Settings.GpuArch = Given(GpuArch);
-  Settings.ResourceDir = ResourceDir;
+  Settings.ResourceDir = resourceDir(argv[0]);
   if (!BuildDir.empty())
     Settings.BuildDir = BuildDir;
   Settings.ExtraArgs = Extra;
