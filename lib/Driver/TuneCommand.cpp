@@ -288,6 +288,8 @@ private:
     // An argument vector, no shell string: the paths may hold quotes or '$'.
     std::string Script = Dir + "/run.sh";
     std::vector<llvm::StringRef> Args{*Bash, Script, "--out", Results};
+    if (Request.Gpus)
+      Args.insert(Args.end(), {"--gpus", *Request.Gpus});
     return llvm::sys::ExecuteAndWait(*Bash, Args);
   }
 

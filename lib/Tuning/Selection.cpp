@@ -4,6 +4,7 @@
 
 #include "kfuse/Tuning/Chart.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include <yaml-cpp/yaml.h>
@@ -162,7 +163,8 @@ bool fromJSON(const llvm::json::Value &V, NativeKernel &K, llvm::json::Path P) {
 
 bool fromJSON(const llvm::json::Value &V, FusionResult &F, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
-  return O && O.map("fusion", F.Fusion) && O.mapOptional("compile_seconds", F.CompileSeconds) &&
+  return O && O.map("fusion", F.Fusion) && O.mapOptional("gpu", F.Gpu) &&
+         O.mapOptional("compile_seconds", F.CompileSeconds) &&
          O.mapOptional("candidates", F.Candidates) && O.mapOptional("native", F.Natives);
 }
 
@@ -170,7 +172,8 @@ bool fromJSON(const llvm::json::Value &V, TuneResults &R, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   return O && O.map("device", R.Device) && O.map("fusions", R.Fusions) &&
          O.mapOptional("sm", R.Sm) && O.mapOptional("driver_api", R.DriverApi) &&
-         O.mapOptional("runtime", R.Runtime) && mapCount(V, P, "seed", R.Seed);
+         O.mapOptional("runtime", R.Runtime) && O.mapOptional("gpus", R.Gpus) &&
+         mapCount(V, P, "seed", R.Seed);
 }
 
 namespace {
@@ -279,11 +282,16 @@ std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdic
   OS << "# kfuse tune report\n\n"
      << "Device: " << R.Device << " (sm_" << R.Sm << "), CUDA driver API " << R.DriverApi
      << ", runtime " << R.Runtime << ", input seed " << R.Seed << ".\n";
+  const bool Spread = R.Gpus.size() > 1;
+  if (Spread)
+    OS << "The fusions were spread over " << R.Gpus.size() << " GPUs of this model ("
+       << llvm::join(R.Gpus, ", ") << "), one fusion per GPU at a time.\n";
   for (size_t I = 0; I < R.Fusions.size(); ++I) {
     const FusionResult &F = R.Fusions[I];
     const Verdict &V = Verdicts[I];
     OS << "\n## " << F.Fusion << "\n\n"
-       << "Variants compiled in " << fixed(F.CompileSeconds, 1) << " s. Verdict: **"
+       << "Variants compiled in " << fixed(F.CompileSeconds, 1) << " s"
+       << (Spread && !F.Gpu.empty() ? ", measured on GPU " + F.Gpu : "") << ". Verdict: **"
        << (V.Fuse ? "fuse" : "keep the original launches") << "**: " << V.Reason << ".\n\n"
        << "![" << F.Fusion << ": median time per candidate](" << chartFileName(F) << ")\n\n"
        << "| candidate | threads | median ms | IQR/2 | vs native best | regs | spill B | "

@@ -3,7 +3,7 @@
 //   kfuse fuse CONFIG.yaml [-o OUT.cu] [--fusion NAME] [--header OUT.h] [--depfile OUT.d]
 //              [--tuning RESULTS.json] [-p BUILD_DIR] [-- ARGS]
 //   kfuse check CONFIG.yaml [--fusion NAME] [--tuning RESULTS.json] [-p BUILD_DIR] [-- ARGS]
-//   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run] [-o OUT.cu]
+//   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run [--gpus LIST]] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
 //   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
 //   kfuse --version
@@ -72,6 +72,10 @@ cl::opt<std::string> ReportDir("report",
                                cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
 cl::opt<bool> RunHere("run", cl::desc("Run the harness on this machine's GPU, then choose"),
                       cl::sub(Tune), cl::cat(Category));
+cl::opt<std::string> Gpus("gpus",
+                          cl::desc("With --run: spread the fusions over these GPUs of one "
+                                   "model, one harness per GPU ('0,1', 'all')"),
+                          cl::value_desc("list"), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::Required, cl::sub(List),
                               cl::cat(Category));
 cl::opt<bool> PrintCommand("print-command",
@@ -173,6 +177,11 @@ int main(int argc, const char **argv) {
     Request.Output = Given(Output);
     Request.ReportDir = Given(ReportDir);
     Request.Run = RunHere;
+    Request.Gpus = Given(Gpus);
+    if (Request.Gpus && !RunHere) {
+      errs() << "kfuse tune: --gpus needs --run; without it, give --gpus to the bundle's run.sh\n";
+      return 2;
+    }
     return kfuse::runTune(Settings, Request, Diags, outs());
   }
   if (List)

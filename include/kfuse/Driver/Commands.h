@@ -70,6 +70,8 @@ struct TuneRequest {
   std::optional<std::string> Output;    ///< The fused file with the winners.
   std::optional<std::string> ReportDir; ///< Report, tuning.yaml and charts.
   bool Run = false;                     ///< Run the bundle here, then choose.
+  /// With Run: the GPUs to spread the fusions over ("0,1", "all").
+  std::optional<std::string> Gpus;
 };
 
 /// Writes the tuning bundle for the requested fusions, or (with Results)

@@ -71,6 +71,7 @@ struct NativeKernel {
 
 struct FusionResult {
   std::string Fusion;
+  std::string Gpu; ///< The GPU that measured it (CUDA_VISIBLE_DEVICES's name); may be empty.
   double CompileSeconds = 0;
   std::vector<CandidateResult> Candidates;
   std::vector<NativeKernel> Natives;
@@ -83,6 +84,7 @@ struct TuneResults {
   std::string Device, Sm;
   int DriverApi = 0, Runtime = 0;
   unsigned Seed = 0;
+  std::vector<std::string> Gpus; ///< The GPUs of one model the fusions were spread over.
   std::vector<FusionResult> Fusions;
 
   const FusionResult *find(const std::string &Fusion) const;
