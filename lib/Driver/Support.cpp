@@ -8,6 +8,8 @@
 #include "kfuse/Frontend/SourceParser.h"
 
 #include "clang/Basic/Version.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -33,16 +35,24 @@ std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
 }
 
 std::vector<const FusionSpec *>
-selectFusions(const Config &C, const std::optional<std::string> &Name, Reporter &Diags) {
-  if (Name) {
-    if (const FusionSpec *F = C.findFusion(*Name))
-      return {F};
-    Diags.report(diag::ID::FusionNotInConfig) << *Name << C.Path;
-    return {};
-  }
+selectFusions(const Config &C, const std::optional<std::string> &Names, Reporter &Diags) {
   std::vector<const FusionSpec *> All;
   for (const FusionSpec &F : C.Fusions)
     All.push_back(&F);
+  if (!Names)
+    return All;
+  llvm::SmallVector<llvm::StringRef> Wanted;
+  llvm::StringRef(*Names).split(Wanted, ',');
+  bool Found = true;
+  for (llvm::StringRef Name : Wanted)
+    if (!C.findFusion(Name.str())) {
+      Diags.report(diag::ID::FusionNotInConfig) << Name << C.Path;
+      Found = false;
+    }
+  if (!Found)
+    return {};
+  // In the config's order, each once.
+  llvm::erase_if(All, [&](const FusionSpec *F) { return !llvm::is_contained(Wanted, F->Name); });
   return All;
 }
 

@@ -21,10 +21,11 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
 /// The config at \p Path, or nothing after reporting why not.
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags);
 
-/// The fusion named \p Name, or every fusion when no name is given; empty
-/// after reporting a name the config lacks.
+/// The fusions \p Names lists ("a" or "a,b"), in the config's order, or
+/// every fusion when no names are given; empty after reporting each name
+/// the config lacks.
 std::vector<const FusionSpec *>
-selectFusions(const Config &C, const std::optional<std::string> &Name, Reporter &Diags);
+selectFusions(const Config &C, const std::optional<std::string> &Names, Reporter &Diags);
 
 /// The measurements kfuse tune's harness wrote to \p Path, or nothing after
 /// reporting why they cannot be read.

@@ -40,7 +40,7 @@ cl::opt<std::string> Output("o",
                             cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
                             cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune),
                             cl::cat(Category));
-cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusion with this name"),
+cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusions with these names (a, or a,b)"),
                                 cl::value_desc("name"), cl::sub(Fuse), cl::sub(Check),
                                 cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Header("header",
