@@ -852,24 +852,29 @@ void tuneFusion(const Fusion &f, const Options &opt, const cudaDeviceProp &prop,
   writeFusion(out, f, compiled, cands, gpu, first);
 }
 
+/// The items of a comma-separated list ("a,b" gives "a" and "b").
+std::vector<std::string> splitList(const std::string &list) {
+  std::vector<std::string> items;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    items.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
 /// The GPUs CUDA can see, by the names CUDA_VISIBLE_DEVICES gives them (a
 /// child process sees only the one it names).
 std::vector<std::string> visibleIds(int count) {
-  std::vector<std::string> listed;
-  if (const char *visible = std::getenv("CUDA_VISIBLE_DEVICES"))
-    for (std::string list(visible), item; !list.empty(); list.erase(0, item.size() + 1)) {
-      item = list.substr(0, list.find(','));
-      listed.push_back(item);
-    }
+  const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::vector<std::string> listed = visible ? splitList(visible) : std::vector<std::string>();
   std::vector<std::string> ids;
   for (int i = 0; i < count; ++i)
-    ids.push_back(i < static_cast<int>(listed.size()) && !listed[i].empty() ? listed[i]
-                                                                            : std::to_string(i));
+    ids.push_back(i < static_cast<int>(listed.size()) ? listed[i] : std::to_string(i));
   return ids;
 }
 
 struct Gpu {
-  int index;      ///< cudaSetDevice's index in this process.
   std::string id; ///< Its CUDA_VISIBLE_DEVICES entry.
   cudaDeviceProp prop;
 };
@@ -893,9 +898,7 @@ std::vector<Gpu> chooseGpus(const std::string &list) {
     for (int i = 0; i < count; ++i)
       indices.push_back(i);
   } else {
-    for (size_t start = 0; start <= list.size();) {
-      size_t comma = std::min(list.find(',', start), list.size());
-      std::string item = list.substr(start, comma - start);
+    for (const std::string &item : splitList(list)) {
       char *end = nullptr;
       long index = std::strtol(item.c_str(), &end, 10);
       if (item.empty() || *end != '\0' || index < 0 || index >= count) {
@@ -907,12 +910,11 @@ std::vector<Gpu> chooseGpus(const std::string &list) {
       }
       if (std::find(indices.begin(), indices.end(), index) == indices.end())
         indices.push_back(static_cast<int>(index));
-      start = comma + 1;
     }
   }
   std::vector<Gpu> gpus;
   for (int i : indices) {
-    gpus.push_back({i, ids[i], {}});
+    gpus.push_back({ids[i], {}});
     CHECK(cudaGetDeviceProperties(&gpus.back().prop, i));
   }
   for (const Gpu &g : gpus) {
@@ -1062,8 +1064,7 @@ int main(int argc, char **argv) {
     else if (a == "--seed")
       opt.seed = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
     else if (a == "--fusion")
-      for (std::string list = argv[i + 1], name; !list.empty(); list.erase(0, name.size() + 1))
-        opt.only.push_back(name = list.substr(0, list.find(',')));
+      opt.only = splitList(argv[i + 1]);
     else if (a == "--gpus")
       opt.gpus = argv[i + 1];
     else if (a == "--part")
