@@ -128,10 +128,15 @@ SourceParser::SourceParser(ParserOptions Options, Reporter &Diags)
 
 SourceParser::~SourceParser() = default;
 
-std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch) const {
+std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch,
+                                                      CompileSide Side) const {
   // -Qunused-arguments: database commands carry -c and -o, which a parse ignores.
-  std::vector<std::string> Args = {"-xcuda", "--cuda-device-only", "--cuda-gpu-arch=" + GpuArch,
-                                   "-Qunused-arguments", "-ferror-limit=0"};
+  std::vector<std::string> Args = {
+      "-xcuda", Side == CompileSide::Device ? "--cuda-device-only" : "--cuda-host-only",
+      "--cuda-gpu-arch=" + GpuArch, "-Qunused-arguments", "-ferror-limit=0"};
+  // The host side is read for launches only: its warnings are not kfuse's.
+  if (Side == CompileSide::Host)
+    Args.push_back("-w");
   if (!Options.ResourceDir.empty())
     Args.push_back("-resource-dir=" + Options.ResourceDir);
   for (std::string &A : Options.Cuda.clangArguments(ShimDir))
@@ -220,8 +225,8 @@ void SourceParser::reportCommand(const std::string &File, const std::string &Rea
                DatabaseFile);
 }
 
-std::optional<clang::tooling::CompileCommand>
-SourceParser::commandFor(const std::string &File) const {
+std::optional<clang::tooling::CompileCommand> SourceParser::commandFor(const std::string &File,
+                                                                       CompileSide Side) const {
   // Loaded once: every file of a config reads the same database.
   if (!loadDatabase())
     return std::nullopt;
@@ -258,12 +263,13 @@ SourceParser::commandFor(const std::string &File) const {
     Arch = *Options.GpuArch;
   } else if (std::optional<std::string> Newest = newestParsableArch(Archs)) {
     Arch = *Newest;
-  } else if (llvm::any_of(Archs, [](llvm::StringRef A) { return A.contains("_"); })) {
+  } else if (Side == CompileSide::Device &&
+             llvm::any_of(Archs, [](llvm::StringRef A) { return A.contains("_"); })) {
     // Numbered architectures Clang does not know yet; "native" and "all"
-    // name none.
+    // name none. Said once per file, for the parse that reads kernels.
     Diags.report(diag::ID::GpuArchUnknown) << File << joined(Archs) << CLANG_VERSION_STRING << Arch;
   }
-  std::vector<std::string> Ours = kfuseArguments(Arch);
+  std::vector<std::string> Ours = kfuseArguments(Arch, Side);
   Args.insert(Args.begin() + std::min<size_t>(1, Args.size()), Ours.begin(), Ours.end());
   return Command;
 }
@@ -289,18 +295,18 @@ std::vector<std::string> SourceParser::commandLine(const std::string &File) cons
   return Command ? Command->CommandLine : std::vector<std::string>();
 }
 
-clang::ASTUnit *SourceParser::parse(const std::string &File) {
+clang::ASTUnit *SourceParser::parse(const std::string &File, CompileSide Side) {
   llvm::SmallString<256> Absolute(File);
   llvm::sys::fs::make_absolute(Absolute);
   llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
   std::string Key(Absolute);
-  auto Found = Units.find(Key);
+  auto Found = Units.find({Key, Side});
   if (Found != Units.end())
     return Found->second.get();
 
-  std::optional<clang::tooling::CompileCommand> Command = commandFor(Key);
+  std::optional<clang::tooling::CompileCommand> Command = commandFor(Key, Side);
   if (!Command) {
-    Units[Key] = nullptr;
+    Units[{Key, Side}] = nullptr;
     return nullptr;
   }
   PreparedCommand DB(std::move(*Command));
@@ -333,20 +339,20 @@ clang::ASTUnit *SourceParser::parse(const std::string &File) {
   if (CommandFails) {
     Diags.replay(Stored.Stored, Unit ? &Unit->getSourceManager() : nullptr);
     reportCommand(Key, "Clang cannot run it; see the errors above");
-    Units[Key] = nullptr;
+    Units[{Key, Side}] = nullptr;
     return nullptr;
   }
   std::optional<RejectedCode> Errors = attributeErrors(*Unit, Stored.Stored);
   if (!Errors) {
     Diags.replay(Stored.Stored, Unit ? &Unit->getSourceManager() : nullptr);
     Diags.report(diag::ID::ParseFailed) << File;
-    Units[Key] = nullptr;
+    Units[{Key, Side}] = nullptr;
     return nullptr;
   }
   Diags.replay(outsideRejected(Stored.Stored, *Errors, Unit->getSourceManager()),
                &Unit->getSourceManager());
   Rejected[Unit.get()] = std::move(*Errors);
-  return (Units[Key] = std::move(Unit)).get();
+  return (Units[{Key, Side}] = std::move(Unit)).get();
 }
 
 std::string SourceParser::wrapperCudaH() const {

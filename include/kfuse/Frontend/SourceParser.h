@@ -30,6 +30,11 @@ class BorrowingDatabase;
 /// the compile command names one Clang knows.
 constexpr const char *DefaultGpuArch = "sm_90";
 
+/// Which side of a CUDA file a parse compiles: kernels are read as the
+/// device compilation sees them (__CUDA_ARCH__ set), launches as the host
+/// compilation does.
+enum class CompileSide { Device, Host };
+
 struct ParserOptions {
   CudaInstallation Cuda;
   /// Given on kfuse's command line: wins over the compile command's.
@@ -44,11 +49,12 @@ public:
   SourceParser(ParserOptions Options, Reporter &Diags);
   ~SourceParser();
 
-  /// Parses \p File (once; later calls return the same unit). Returns null
-  /// after reporting when it does not parse; a missing file is the caller's
-  /// to report, with the location that named it. Errors inside function
-  /// bodies do not fail the parse: they are kept in rejected() instead.
-  clang::ASTUnit *parse(const std::string &File);
+  /// Parses \p File for \p Side (once; later calls return the same unit).
+  /// Returns null after reporting when it does not parse; a missing file is
+  /// the caller's to report, with the location that named it. Errors inside
+  /// function bodies do not fail the parse: they are kept in rejected()
+  /// instead.
+  clang::ASTUnit *parse(const std::string &File, CompileSide Side = CompileSide::Device);
 
   /// The function bodies of \p Unit, a unit parse() returned, that Clang
   /// rejects.
@@ -64,12 +70,13 @@ public:
   std::vector<std::string> commandLine(const std::string &File) const;
 
 private:
-  std::vector<std::string> kfuseArguments(const std::string &GpuArch) const;
+  std::vector<std::string> kfuseArguments(const std::string &GpuArch, CompileSide Side) const;
   /// The cuda.h beside Clang's CUDA wrapper that forwards to the toolkit's.
   std::string wrapperCudaH() const;
   /// The compile command of \p File as kfuse parses it, or nothing after
   /// reporting why not.
-  std::optional<clang::tooling::CompileCommand> commandFor(const std::string &File) const;
+  std::optional<clang::tooling::CompileCommand>
+  commandFor(const std::string &File, CompileSide Side = CompileSide::Device) const;
   /// Loads the database once; false after reporting why it cannot be.
   bool loadDatabase() const;
   /// The entry of compile_commands.json whose command \p File gets, if any.
@@ -80,7 +87,7 @@ private:
 
   ParserOptions Options;
   Reporter &Diags;
-  std::map<std::string, std::unique_ptr<clang::ASTUnit>> Units;
+  std::map<std::pair<std::string, CompileSide>, std::unique_ptr<clang::ASTUnit>> Units;
   std::map<const clang::ASTUnit *, RejectedCode> Rejected;
   /// The compilation database, once loaded, and where its entries are.
   mutable std::unique_ptr<BorrowingDatabase> Database;
