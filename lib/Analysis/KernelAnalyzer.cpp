@@ -612,6 +612,8 @@ std::string normalized(StringRef Text) {
   return Out;
 }
 
+} // namespace
+
 std::string instantiationName(const FunctionDecl &F) {
   std::string Name;
   llvm::raw_string_ostream OS(Name);
@@ -619,8 +621,6 @@ std::string instantiationName(const FunctionDecl &F) {
   F.getNameForDiagnostic(OS, Policy, /*Qualified=*/true);
   return Name;
 }
-
-} // namespace
 
 const FunctionDecl *findDeclaredOnlyKernel(ASTUnit &Unit, StringRef Name) {
   for (const Decl *D : Unit.getASTContext().getTranslationUnitDecl()->decls()) {

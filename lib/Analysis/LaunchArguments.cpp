@@ -10,11 +10,9 @@ namespace kfuse {
 
 using diag::ID;
 
-namespace {
-
 /// The element type a scalar parameter of type \p T is passed as, if the
 /// harness has one of that size and kind.
-std::optional<ElementType> scalarType(clang::QualType T) {
+std::optional<ElementType> elementTypeOf(clang::QualType T) {
   T = T.getCanonicalType().getUnqualifiedType();
   if (const auto *E = T->getAs<clang::EnumType>())
     T = E->getDecl()->getIntegerType().getCanonicalType();
@@ -51,6 +49,8 @@ std::optional<ElementType> scalarType(clang::QualType T) {
     return std::nullopt;
   }
 }
+
+namespace {
 
 /// Random bits in a pointer would send the kernel anywhere.
 bool hasPointers(clang::ASTContext &AST, clang::QualType T) {
@@ -109,7 +109,7 @@ checkLaunchArguments(const FusionMember &M, const std::string &ConfigPath, Repor
     clang::QualType T = P->getType().getCanonicalType();
     std::optional<ElementType> Type;
     if (!A.IsBuffer)
-      Type = scalarType(T);
+      Type = elementTypeOf(T);
     else if (T->isPointerType() && bufferFits(AST, T->getPointeeType(), elementBytes(A.Type)))
       Type = A.Type;
     if (Type) {

@@ -84,6 +84,16 @@ const char *elementSpelling(ElementType T) {
   return "";
 }
 
+const char *elementName(ElementType T) {
+  switch (T) {
+#define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \
+  case ElementType::Id:                                                                            \
+    return Name;
+#include "kfuse/Config/ElementTypes.def"
+  }
+  return "";
+}
+
 const char *elementEnumerator(ElementType T) {
   switch (T) {
 #define KFUSE_ELEMENT_TYPE(Id, Name, CType, Bytes, Floating)                                       \

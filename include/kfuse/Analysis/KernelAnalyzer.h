@@ -31,6 +31,10 @@ struct KernelLookup {
 
 KernelLookup lookUpKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
 
+/// The qualified name of \p F with its template arguments, as lookUpKernel
+/// takes it: "blas::axpy<float>".
+std::string instantiationName(const clang::FunctionDecl &F);
+
 /// A __global__ function named \p Name that the unit declares but never
 /// defines (its body is in another file); null for none.
 const clang::FunctionDecl *findDeclaredOnlyKernel(clang::ASTUnit &Unit, llvm::StringRef Name);

@@ -19,6 +19,10 @@ namespace kfuse {
 
 class Reporter;
 
+/// The element type a value of type \p T is, if the harness has one of
+/// that size and kind.
+std::optional<ElementType> elementTypeOf(clang::QualType T);
+
 /// One argument of a launch spec, checked against its parameter.
 struct CheckedLaunchArg {
   const LaunchArg *Spec = nullptr;

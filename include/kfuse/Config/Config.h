@@ -41,6 +41,8 @@ enum class ElementType {
 unsigned elementBytes(ElementType T);
 const char *elementSpelling(ElementType T);
 const char *elementEnumerator(ElementType T);
+/// The name a config gives it: "float", "uint8".
+const char *elementName(ElementType T);
 bool isFloating(ElementType T);
 
 /// How a buffer starts: random values in [Low, High) (integers: whole numbers

@@ -1,0 +1,157 @@
+//===- KernelLaunches.h - the kernel launches of a program's host code -*- C++ -*-===//
+//
+// Read from the host-side parse of a file: every launch (<<<...>>>,
+// cudaLaunchKernel, cudaLaunchKernelEx), with its kernel, grid, block,
+// dynamic shared memory, stream and arguments as written and, where the
+// function shows them, as values; the buffer each pointer argument points
+// into; and which launches that follow one another could run side by side.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_ANALYSIS_KERNELLAUNCHES_H
+#define KFUSE_ANALYSIS_KERNELLAUNCHES_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/Frontend/ASTUnit.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+class RejectedCode;
+struct Rejection;
+
+enum class LaunchSyntax { Chevrons, LaunchKernel, LaunchKernelEx };
+/// "<<<>>>", "cudaLaunchKernel" or "cudaLaunchKernelEx".
+const char *spelling(LaunchSyntax S);
+
+/// A value host code passes to a launch: as written and, where the function
+/// shows it, what it is.
+struct LaunchedValue {
+  std::string Text;             ///< As written; empty when the launch omits it.
+  std::optional<int64_t> Value; ///< Integers that are constant in the function.
+  std::optional<double> Real;   ///< Floating-point values that are.
+  /// Pointers: the buffer they point into, named by the variable (and
+  /// members) they are read from: "d_out", "bufs.a". Empty when kfuse
+  /// cannot follow the pointer.
+  std::string Buffer;
+  bool Offset = false; ///< Points past the buffer's start (d_a + n, &d_a[i]).
+  /// The bytes a cudaMalloc of the function gave the buffer, when constant.
+  std::optional<uint64_t> AllocatedBytes;
+  bool IsPointer = false;
+};
+
+/// A grid or block: as written and, where constant, its three extents.
+struct LaunchShape {
+  std::string Text;
+  std::optional<std::array<uint64_t, 3>> Value;
+};
+
+struct KernelLaunch {
+  const clang::Expr *Site = nullptr;
+  clang::SourceLocation Loc; ///< Where the launch is written (the file's own line).
+  LaunchSyntax Syntax = LaunchSyntax::Chevrons;
+  /// The kernel (the instantiation, for a template); null when the launch
+  /// calls through a pointer kfuse cannot follow.
+  const clang::FunctionDecl *Kernel = nullptr;
+  std::string KernelName; ///< Qualified, with template arguments.
+  const clang::FunctionDecl *Caller = nullptr;
+  LaunchShape Grid, Block;
+  LaunchedValue Shared;
+  LaunchedValue Stream;      ///< Text empty when the launch omits it.
+  bool DefaultStream = true; ///< Omitted, 0 or a null pointer.
+  std::vector<LaunchedValue> Args;
+  /// False when the arguments are an array kfuse cannot read.
+  bool ArgsKnown = true;
+  /// The statement of the launch in the block that runs it, and its place
+  /// there: launches of one block are candidates to run side by side.
+  const clang::CompoundStmt *Scope = nullptr;
+  unsigned Position = 0;
+  bool InLoop = false;
+  /// Why Clang rejects part of the calling function, whose launches are
+  /// then read from what it could parse; null when it does not.
+  const Rejection *CallerRejected = nullptr;
+};
+
+/// The launches in the host functions of \p HostUnit outside system headers,
+/// in source order. \p Rejected holds the bodies Clang rejects: their
+/// launches are read from what Clang parsed of them.
+std::vector<KernelLaunch> findLaunches(clang::ASTUnit &HostUnit, const RejectedCode &Rejected);
+
+/// How a kernel uses one parameter, from its device-side accesses.
+enum class ParamUse { None, Read, Written, ReadWritten, Unknown };
+inline bool reads(ParamUse U) { return U != ParamUse::None && U != ParamUse::Written; }
+inline bool writes(ParamUse U) { return U != ParamUse::None && U != ParamUse::Read; }
+
+/// What a kernel's launch shares with other launches.
+struct KernelUses {
+  /// Per parameter. A pointer that escapes kfuse's view is Unknown; a value
+  /// that holds no pointer is None; a class or array holding pointers is
+  /// Unknown.
+  std::vector<ParamUse> Params;
+  /// __device__ and __managed__ variables it reaches, itself or through
+  /// what it calls (qualified names): taken as read and written.
+  /// __constant__ ones are read-only to kernels and left out.
+  std::vector<std::string> DeviceVariables;
+};
+
+/// How \p Kernel, a device-side definition in \p DeviceUnit, uses what its
+/// launches share.
+KernelUses kernelUses(clang::ASTUnit &DeviceUnit, const clang::FunctionDecl &Kernel,
+                      const RejectedCode &Rejected);
+
+/// Why two launches cannot run side by side.
+struct LaunchConflict {
+  enum Kind {
+    ReadAfterWrite,  ///< The second reads a buffer the first writes.
+    WriteAfterRead,  ///< The second writes a buffer the first reads.
+    WriteAfterWrite, ///< Both write a buffer.
+    HostUse,       ///< Host code between them uses a buffer one of them writes or the second reads.
+    UnknownKernel, ///< A launch through a pointer, or of arguments kfuse cannot read.
+  } What;
+  std::string Buffer;        ///< The buffer, or the launch that is not known.
+  clang::SourceLocation Loc; ///< The host use, for HostUse.
+};
+
+/// What kfuse took on trust when it called two launches independent.
+struct LaunchAssumption {
+  enum Kind {
+    DistinctBuffers, ///< Pointers read from different variables point to different buffers.
+    Unfollowed,      ///< An argument kfuse cannot follow shares no buffer with the other launch.
+    UnknownUse,      ///< The kernel's use of a pointer is not visible; taken as read and written.
+    HostWaits,    ///< Host code between them waits for the GPU; fusing moves the second before it.
+    OtherStreams, ///< On different streams, they may already overlap without fusion.
+    RejectedHost, ///< Clang rejects part of the host function; read from what it parsed.
+  } What;
+  std::string Subject;
+  clang::SourceLocation Loc;
+};
+
+/// Two launches that follow one another in one block of host code.
+struct LaunchPair {
+  size_t First = 0, Second = 0;          ///< Indices into the launches.
+  std::vector<LaunchConflict> Conflicts; ///< Empty: they can run side by side.
+  std::vector<LaunchAssumption> Assumptions;
+  bool independent() const { return Conflicts.empty(); }
+};
+
+struct LaunchRelations {
+  /// Launches that follow one another in a block (no launch between them).
+  std::vector<LaunchPair> Pairs;
+  /// Runs of three or more launches that follow one another, every two of
+  /// them independent: indices into the launches.
+  std::vector<std::vector<size_t>> Groups;
+};
+
+/// The dependences between launches of one block. \p Uses holds what each
+/// launch's kernel uses; nothing for a kernel with no visible body.
+LaunchRelations relateLaunches(clang::ASTUnit &HostUnit, const std::vector<KernelLaunch> &Launches,
+                               const std::vector<std::optional<KernelUses>> &Uses);
+
+} // namespace kfuse
+
+#endif
