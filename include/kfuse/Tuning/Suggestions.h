@@ -1,0 +1,83 @@
+//===- Suggestions.h - which launches of a program are worth fusing -*- C++ -*-===//
+//
+// What `kfuse suggest` found: the program's launches as a config needs
+// them, the launches that could run side by side, whether kfuse can fuse
+// them, and, with a profile, what fusing them can gain. Ranked here; the
+// table and the config are printed by Emission. Free of Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_TUNING_SUGGESTIONS_H
+#define KFUSE_TUNING_SUGGESTIONS_H
+
+#include "kfuse/Config/Config.h"
+#include "kfuse/Tuning/Profile.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// One argument of a launch, as the config's launch spec needs it.
+struct SuggestedArg {
+  std::string Param; ///< The kernel's parameter.
+  std::string Text;  ///< What the launch passes.
+  bool Buffer = false;
+  ElementType Type = ElementType::F32; ///< Buffers: the element the kernel reads.
+  std::optional<uint64_t> Count;       ///< Buffers: elements, when the source shows them.
+  bool Written = false;                ///< Buffers: the kernel writes it.
+  std::optional<std::string> Value;    ///< Scalars: the value, when constant.
+};
+
+/// A launch found in the host code.
+struct SuggestedLaunch {
+  std::string Id;     ///< Its name in the config.
+  std::string Kernel; ///< Qualified, with template arguments.
+  std::string File;   ///< Where the kernel is defined (absolute); empty when unknown.
+  std::string Where;  ///< file:line:col of the launch.
+  std::string Syntax; ///< "<<<>>>", "cudaLaunchKernel", ...
+  std::string GridText, BlockText, SharedText, Stream;
+  std::optional<std::array<uint64_t, 3>> Grid, Block; ///< Known from the source or the profile.
+  bool GridFromProfile = false, BlockFromProfile = false;
+  std::optional<uint64_t> SharedBytes;
+  std::vector<SuggestedArg> Args;
+  bool ArgsKnown = true;
+  bool InLoop = false;
+  std::optional<ProfiledKernel> Profile;
+};
+
+/// Launches that could be one fused launch.
+struct Candidate {
+  std::string Name;            ///< The fusion's name in the config.
+  std::vector<size_t> Members; ///< Indices into the launches, in program order.
+  /// Why they cannot run side by side; empty when they can.
+  std::vector<std::string> Conflicts;
+  std::vector<std::string> Assumptions; ///< What that relies on.
+  /// kfuse check's errors fusing them (first line of each); empty when it
+  /// fuses them.
+  std::vector<std::string> Refusals;
+  bool Checked = false;           ///< kfuse check ran on it.
+  std::optional<PairBound> Bound; ///< With a profile of every member.
+
+  bool independent() const { return Conflicts.empty(); }
+  bool ready() const { return independent() && Checked && Refusals.empty(); }
+};
+
+struct Suggestions {
+  std::vector<SuggestedLaunch> Launches;
+  std::vector<Candidate> Candidates;
+  bool Profiled = false;
+};
+
+/// Sorts the candidates: those kfuse can fuse first, then those that could
+/// run side by side, then the rest; within each, by estimated gain, then
+/// by the bound of perfect overlap, then in program order.
+void rankCandidates(Suggestions &S);
+
+/// Whether a launch is known well enough to be measured without edits.
+bool launchComplete(const SuggestedLaunch &L);
+
+} // namespace kfuse
+
+#endif

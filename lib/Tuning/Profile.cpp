@@ -1,0 +1,346 @@
+//===- Profile.cpp - a program's kernels as a profiler measured them ------===//
+
+#include "kfuse/Tuning/Profile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+namespace kfuse {
+
+using diag::ID;
+
+const char *spelling(KernelLimit L) {
+  switch (L) {
+  case KernelLimit::Memory:
+    return "memory";
+  case KernelLimit::Compute:
+    return "compute";
+  case KernelLimit::Latency:
+    return "latency";
+  }
+  return "";
+}
+
+KernelLimit ProfiledKernel::limit() const {
+  if (std::max(MemoryPercent, ComputePercent) < LatencyBelowPercent)
+    return KernelLimit::Latency;
+  return MemoryPercent >= ComputePercent ? KernelLimit::Memory : KernelLimit::Compute;
+}
+
+const char *profileMetrics() {
+  return "gpu__time_duration.sum,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+         "sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread";
+}
+
+namespace {
+
+/// One CSV record; false at a line that is not one (the program's output).
+bool splitRecord(const std::string &Line, std::vector<std::string> &Fields) {
+  Fields.clear();
+  if (Line.empty() || Line[0] != '"')
+    return false;
+  std::string Field;
+  bool Quoted = false;
+  for (size_t I = 0; I < Line.size(); ++I) {
+    char C = Line[I];
+    if (Quoted) {
+      if (C == '"' && I + 1 < Line.size() && Line[I + 1] == '"') {
+        Field += '"';
+        ++I;
+      } else if (C == '"') {
+        Quoted = false;
+      } else {
+        Field += C;
+      }
+    } else if (C == '"') {
+      Quoted = true;
+    } else if (C == ',') {
+      Fields.push_back(Field);
+      Field.clear();
+    } else if (C != '\r') {
+      Field += C;
+    }
+  }
+  if (Quoted)
+    return false;
+  Fields.push_back(Field);
+  return true;
+}
+
+/// "1,234.5" -> 1234.5; nothing for text that is no number.
+std::optional<double> number(std::string Text) {
+  Text.erase(std::remove(Text.begin(), Text.end(), ','), Text.end());
+  if (Text.empty())
+    return std::nullopt;
+  char *End = nullptr;
+  double V = std::strtod(Text.c_str(), &End);
+  if (*End != '\0')
+    return std::nullopt;
+  return V;
+}
+
+/// Microseconds in one \p Unit of time, or nothing for a unit of no time.
+std::optional<double> microseconds(const std::string &Unit) {
+  static const std::map<std::string, double> Scale = {
+      {"nsecond", 1e-3}, {"ns", 1e-3}, {"usecond", 1},  {"us", 1},
+      {"msecond", 1e3},  {"ms", 1e3},  {"second", 1e6}, {"s", 1e6}};
+  auto It = Scale.find(Unit);
+  return It == Scale.end() ? std::nullopt : std::optional<double>(It->second);
+}
+
+/// "(4096, 1, 1)" -> {4096, 1, 1}.
+std::optional<std::array<uint64_t, 3>> dims(const std::string &Text) {
+  std::array<uint64_t, 3> D{1, 1, 1};
+  std::string Digits;
+  unsigned N = 0;
+  for (char C : Text + ",") {
+    if (std::isdigit(static_cast<unsigned char>(C))) {
+      Digits += C;
+    } else if (C == ',' || C == ')') {
+      if (Digits.empty())
+        continue;
+      if (N == 3)
+        return std::nullopt;
+      D[N++] = std::stoull(Digits);
+      Digits.clear();
+    }
+  }
+  if (N == 0)
+    return std::nullopt;
+  return D;
+}
+
+/// "void blas::axpy<float>(float, const float *, float *, int)" ->
+/// "blas::axpy<float>": the parameter list is the last parenthesis group.
+std::string baseName(std::string Name) {
+  if (!Name.empty() && Name.back() == ')') {
+    int Depth = 0;
+    for (size_t I = Name.size(); I-- > 0;) {
+      Depth += Name[I] == ')' ? 1 : Name[I] == '(' ? -1 : 0;
+      if (Depth == 0) {
+        Name.erase(I);
+        break;
+      }
+    }
+  }
+  // A return type before the name: templates only; split at the last blank
+  // outside template arguments.
+  int Depth = 0;
+  for (size_t I = Name.size(); I-- > 0;) {
+    Depth += Name[I] == '>' ? 1 : Name[I] == '<' ? -1 : 0;
+    if (Depth == 0 && Name[I] == ' ')
+      return Name.substr(I + 1);
+  }
+  return Name;
+}
+
+double median(std::vector<double> V) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  size_t M = V.size() / 2;
+  return V.size() % 2 ? V[M] : (V[M - 1] + V[M]) / 2;
+}
+
+/// One launch as the profile describes it.
+struct Launch {
+  std::string Kernel;
+  std::optional<std::array<uint64_t, 3>> Grid, Block;
+  std::optional<double> DurationUs, MemoryPercent, ComputePercent, Registers;
+};
+
+class Reader {
+public:
+  ProfileResult run(const std::string &Text) {
+    std::istringstream In(Text);
+    std::string Line;
+    std::vector<std::string> Fields;
+    for (unsigned Number = 1; std::getline(In, Line); ++Number) {
+      if (!splitRecord(Line, Fields))
+        continue;
+      if (Header.empty()) {
+        if (std::find(Fields.begin(), Fields.end(), "Kernel Name") == Fields.end())
+          continue;
+        Header = Fields;
+        for (size_t I = 0; I < Header.size(); ++I)
+          Column[Header[I]] = I;
+        HeaderLine = Number;
+        Details = Column.count("Metric Name") && Column.count("Metric Value");
+        continue;
+      }
+      // The details page leaves out the rule columns of most records.
+      if (Fields.size() > Header.size() || (Details && Fields.size() <= Column["Metric Value"])) {
+        problem(Number, "a record has " + std::to_string(Fields.size()) + " fields, the header " +
+                            std::to_string(Header.size()));
+        continue;
+      }
+      Fields.resize(Header.size());
+      if (Details)
+        readDetail(Fields, Number);
+      else if (!Units)
+        Units = Fields; // The raw page's second line: each metric's unit.
+      else
+        readRaw(Fields, Number);
+    }
+    if (Header.empty())
+      problem(0, "no header line naming \"Kernel Name\": run ncu with --csv");
+    finish();
+    return std::move(Result);
+  }
+
+private:
+  std::vector<std::string> Header;
+  std::map<std::string, size_t> Column;
+  std::optional<std::vector<std::string>> Units;
+  unsigned HeaderLine = 0;
+  bool Details = false;
+  std::vector<Launch> Launches;
+  std::map<std::string, size_t> ById; ///< Details page: launch by "ID".
+  ProfileResult Result;
+
+  void problem(unsigned Line, const std::string &What) {
+    Result.Problems.push_back({ID::ProfileFormat, Line, 0, {What}});
+  }
+
+  const std::string *field(const std::vector<std::string> &F, const std::string &Name) const {
+    auto It = Column.find(Name);
+    return It == Column.end() ? nullptr : &F[It->second];
+  }
+
+  Launch &launchOf(const std::vector<std::string> &F) {
+    const std::string *Id = field(F, "ID");
+    std::string Key = Id ? *Id : std::to_string(Launches.size());
+    auto [It, New] = ById.emplace(Key, Launches.size());
+    if (New) {
+      Launch L;
+      L.Kernel = baseName(*field(F, "Kernel Name"));
+      if (const std::string *G = field(F, "Grid Size"))
+        L.Grid = dims(*G);
+      if (const std::string *B = field(F, "Block Size"))
+        L.Block = dims(*B);
+      Launches.push_back(std::move(L));
+    }
+    return Launches[It->second];
+  }
+
+  /// A time in microseconds, or nothing after saying why not.
+  std::optional<double> time(const std::string &Value, const std::string &Unit, unsigned Line) {
+    std::optional<double> V = number(Value), Scale = microseconds(Unit);
+    if (!V || !Scale) {
+      problem(Line, "the duration '" + Value + "' in '" + Unit + "' is not a time");
+      return std::nullopt;
+    }
+    return *V * *Scale;
+  }
+
+  void readRaw(const std::vector<std::string> &F, unsigned Line) {
+    Launch &L = launchOf(F);
+    auto Metric = [&](const char *Name) -> std::optional<std::pair<std::string, std::string>> {
+      auto It = Column.find(Name);
+      if (It == Column.end())
+        return std::nullopt;
+      return std::make_pair(F[It->second], (*Units)[It->second]);
+    };
+    if (auto D = Metric("gpu__time_duration.sum"))
+      L.DurationUs = time(D->first, D->second, Line);
+    if (auto M = Metric("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"))
+      L.MemoryPercent = number(M->first);
+    if (auto C = Metric("sm__throughput.avg.pct_of_peak_sustained_elapsed"))
+      L.ComputePercent = number(C->first);
+    if (auto R = Metric("launch__registers_per_thread"))
+      L.Registers = number(R->first);
+  }
+
+  void readDetail(const std::vector<std::string> &F, unsigned Line) {
+    Launch &L = launchOf(F);
+    const std::string &Name = *field(F, "Metric Name");
+    const std::string &Value = *field(F, "Metric Value");
+    const std::string *Unit = field(F, "Metric Unit");
+    std::string U = Unit ? *Unit : "";
+    if (Name == "Duration")
+      L.DurationUs = time(Value, U, Line);
+    else if (Name == "Memory Throughput" && U == "%")
+      L.MemoryPercent = number(Value);
+    else if (Name == "Compute (SM) Throughput" && U == "%")
+      L.ComputePercent = number(Value);
+    else if (Name == "Registers Per Thread")
+      L.Registers = number(Value);
+  }
+
+  void finish() {
+    if (Header.empty())
+      return;
+    if (Launches.empty()) {
+      problem(HeaderLine, "the profile holds no kernel launch");
+      return;
+    }
+    std::map<std::string, std::vector<const Launch *>> ByKernel;
+    std::vector<std::string> Order;
+    for (const Launch &L : Launches) {
+      if (!L.DurationUs || !L.MemoryPercent || !L.ComputePercent) {
+        problem(HeaderLine, "launch of '" + L.Kernel + "' lacks " +
+                                (!L.DurationUs      ? "its duration"
+                                 : !L.MemoryPercent ? "its memory throughput"
+                                                    : "its SM throughput") +
+                                "; profile with --metrics " + profileMetrics() +
+                                " --page raw, or --section SpeedOfLight");
+        return;
+      }
+      auto &Of = ByKernel[L.Kernel];
+      if (Of.empty())
+        Order.push_back(L.Kernel);
+      Of.push_back(&L);
+    }
+    for (const std::string &Name : Order) {
+      const std::vector<const Launch *> &Of = ByKernel[Name];
+      ProfiledKernel K;
+      K.Name = Name;
+      K.Launches = Of.size();
+      std::vector<double> Us, Memory, Compute;
+      for (const Launch *L : Of) {
+        Us.push_back(*L->DurationUs);
+        Memory.push_back(*L->MemoryPercent);
+        Compute.push_back(*L->ComputePercent);
+        K.TotalUs += *L->DurationUs;
+      }
+      K.MedianUs = median(Us);
+      K.MemoryPercent = median(Memory);
+      K.ComputePercent = median(Compute);
+      if (Of.front()->Grid)
+        K.Grid = *Of.front()->Grid;
+      if (Of.front()->Block)
+        K.Block = *Of.front()->Block;
+      K.Registers = static_cast<unsigned>(Of.front()->Registers.value_or(0));
+      Result.Kernels.push_back(std::move(K));
+    }
+  }
+};
+
+} // namespace
+
+ProfileResult parseNcuCsv(const std::string &Text) { return Reader().run(Text); }
+
+PairBound boundGroup(const std::vector<const ProfiledKernel *> &Kernels) {
+  double Sum = 0, Longest = 0, Memory = 0, Compute = 0;
+  for (const ProfiledKernel *K : Kernels) {
+    Sum += K->MedianUs;
+    Longest = std::max(Longest, K->MedianUs);
+    Memory += K->MedianUs * K->MemoryPercent / 100;
+    Compute += K->MedianUs * K->ComputePercent / 100;
+  }
+  PairBound B;
+  if (Longest <= 0)
+    return B;
+  B.Overlap = Sum / Longest;
+  B.Estimate = Sum / std::max({Longest, Memory, Compute});
+  return B;
+}
+
+PairBound boundPair(const ProfiledKernel &A, const ProfiledKernel &B) {
+  return boundGroup({&A, &B});
+}
+
+} // namespace kfuse

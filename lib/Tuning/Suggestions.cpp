@@ -1,0 +1,38 @@
+//===- Suggestions.cpp - which launches of a program are worth fusing -----===//
+
+#include "kfuse/Tuning/Suggestions.h"
+
+#include <algorithm>
+
+namespace kfuse {
+
+namespace {
+
+int tier(const Candidate &C) { return C.ready() ? 0 : C.independent() ? 1 : 2; }
+
+} // namespace
+
+void rankCandidates(Suggestions &S) {
+  std::stable_sort(
+      S.Candidates.begin(), S.Candidates.end(), [](const Candidate &A, const Candidate &B) {
+        if (tier(A) != tier(B))
+          return tier(A) < tier(B);
+        double EA = A.Bound ? A.Bound->Estimate : 0, EB = B.Bound ? B.Bound->Estimate : 0;
+        if (EA != EB)
+          return EA > EB;
+        double OA = A.Bound ? A.Bound->Overlap : 0, OB = B.Bound ? B.Bound->Overlap : 0;
+        if (OA != OB)
+          return OA > OB;
+        return A.Members < B.Members;
+      });
+}
+
+bool launchComplete(const SuggestedLaunch &L) {
+  if (L.File.empty() || !L.Grid || !L.Block || !L.SharedBytes || !L.ArgsKnown)
+    return false;
+  return std::all_of(L.Args.begin(), L.Args.end(), [](const SuggestedArg &A) {
+    return A.Buffer ? A.Count.has_value() : A.Value.has_value();
+  });
+}
+
+} // namespace kfuse
