@@ -6,6 +6,8 @@
 //   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run [--gpus LIST]] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
 //   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
+//   kfuse suggest [FILES.cu] [--profile NCU.csv] [-o CONFIG.yaml] [--markdown OUT.md]
+//                 [-p BUILD_DIR] [-- ARGS]
 //   kfuse --version
 //
 // Parses options and hands them to the library; all work happens there.
@@ -31,6 +33,9 @@ cl::SubCommand Fuse("fuse", "Fuse the kernels a config names into one kernel and
 cl::SubCommand Check("check", "Run every check and rewrite of 'fuse' and write nothing: each "
                               "refusal the fusions would meet, or that they can be fused");
 cl::SubCommand List("list", "List the kernels of a .cu file and what fusing them depends on");
+cl::SubCommand Suggest("suggest",
+                       "Find the kernel launches of a program that could run side by side, "
+                       "rank them (with a profile) and write the config for kfuse tune");
 cl::SubCommand Tune("tune", "Measure the fused variants against the native launches on a GPU "
                             "and keep the fastest, or the original launches");
 
@@ -38,7 +43,7 @@ cl::opt<std::string> ConfigPath(cl::Positional, cl::desc("<config.yaml>"), cl::R
                                 cl::sub(Fuse), cl::sub(Check), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Output("o",
                             cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
-                            cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune),
+                            cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune), cl::sub(Suggest),
                             cl::cat(Category));
 cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusions with these names (a, or a,b)"),
                                 cl::value_desc("name"), cl::sub(Fuse), cl::sub(Check),
@@ -82,25 +87,34 @@ cl::opt<bool> PrintCommand("print-command",
                            cl::desc("Print the Clang command line the file is parsed with "
                                     "(nvcc's options translated) and stop"),
                            cl::sub(List), cl::cat(Category));
+cl::list<std::string> SuggestFiles(cl::Positional, cl::desc("<file.cu>..."), cl::sub(Suggest),
+                                   cl::cat(Category));
+cl::opt<std::string> Profile("profile",
+                             cl::desc("Nsight Compute's CSV of a run of the program (ncu --csv), "
+                                      "to rank the candidates by what fusing could gain"),
+                             cl::value_desc("ncu.csv"), cl::sub(Suggest), cl::cat(Category));
+cl::opt<std::string> Markdown("markdown", cl::desc("Also write the table as Markdown"),
+                              cl::value_desc("file.md"), cl::sub(Suggest), cl::cat(Category));
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
                               cl::value_desc("dir"), cl::sub(Fuse), cl::sub(Check), cl::sub(List),
-                              cl::sub(Tune), cl::cat(Category));
+                              cl::sub(Tune), cl::sub(Suggest), cl::cat(Category));
 cl::opt<std::string> CudaPath("cuda-path",
                               cl::desc("CUDA installation to parse against "
                                        "(default: /usr/local/cuda)"),
                               cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(Check),
-                              cl::sub(List), cl::sub(Tune), cl::sub(cl::SubCommand::getTopLevel()),
-                              cl::cat(Category));
+                              cl::sub(List), cl::sub(Tune), cl::sub(Suggest),
+                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
 cl::opt<std::string> GpuArch("cuda-gpu-arch",
                              cl::desc("GPU architecture the kernels are read for "
                                       "(default: the compile command's, else sm_90)"),
                              cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune),
-                             cl::cat(Category));
+                             cl::sub(Suggest), cl::cat(Category));
 cl::opt<std::string> ResourceDir(
     "resource-dir",
     cl::desc("Clang resource directory (default: ../lib/clang/" CLANG_VERSION_MAJOR_STRING
              " beside kfuse's directory, else the one it was built with)"),
-    cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune), cl::cat(Category));
+    cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune), cl::sub(Suggest),
+    cl::cat(Category));
 
 cl::extrahelp MoreHelp(
     "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"
@@ -183,6 +197,14 @@ int main(int argc, const char **argv) {
       return 2;
     }
     return kfuse::runTune(Settings, Request, Diags, outs());
+  }
+  if (Suggest) {
+    kfuse::SuggestRequest Request;
+    Request.Files.assign(SuggestFiles.begin(), SuggestFiles.end());
+    Request.Profile = Given(Profile);
+    Request.Output = Given(Output);
+    Request.Markdown = Given(Markdown);
+    return kfuse::runSuggest(Settings, Request, Diags, outs());
   }
   if (List)
     return kfuse::runList(Settings, {ListFile, PrintCommand}, Diags, outs());

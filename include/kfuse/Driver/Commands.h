@@ -90,6 +90,22 @@ struct ListRequest {
 int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
 
+struct SuggestRequest {
+  /// The program's CUDA files; empty: every .cu file of the compilation
+  /// database (-p).
+  std::vector<std::string> Files;
+  std::optional<std::string> Profile;  ///< Nsight Compute's CSV of a run.
+  std::optional<std::string> Output;   ///< The config for kfuse tune.
+  std::optional<std::string> Markdown; ///< The table as Markdown.
+};
+
+/// Finds the launches of the program's host code, which could run side by
+/// side and whether kfuse fuses them; with a profile, ranks them by what
+/// fusing could gain. Prints the table; writes the config and the Markdown
+/// table when asked, both or neither.
+int runSuggest(const ParseSettings &Settings, const SuggestRequest &Request, Reporter &Diags,
+               llvm::raw_ostream &Out);
+
 /// Prints the versions of kfuse, Clang and the CUDA toolkit found.
 int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out);
 

@@ -1,0 +1,456 @@
+//===- SuggestCommand.cpp - `kfuse suggest FILES [--profile CSV]` ---------===//
+//
+// Finds the kernel launches of a program's host code, the ones that could
+// run side by side, whether kfuse fuses them (kfuse check on a config it
+// writes), and with a profile what fusing them could gain; prints them
+// ranked and writes the config kfuse tune takes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Driver/Commands.h"
+
+#include "FusionPipeline.h"
+#include "Outputs.h"
+#include "Support.h"
+
+#include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/KernelLaunches.h"
+#include "kfuse/Analysis/LaunchArguments.h"
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Emission/SuggestionPrinter.h"
+#include "kfuse/Tuning/Profile.h"
+#include "kfuse/Tuning/Suggestions.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+#include <set>
+
+namespace kfuse {
+
+namespace {
+
+using namespace clang;
+
+/// A launch and the parses it was found in.
+struct FoundLaunch {
+  KernelLaunch Launch;
+  ASTUnit *Host = nullptr;
+  ASTUnit *Device = nullptr; ///< Defines the kernel; null when none does.
+  const FunctionDecl *DeviceKernel = nullptr;
+  std::string DeviceFile;
+};
+
+std::string location(const SourceManager &SM, SourceLocation Loc) {
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return "?";
+  return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine()) +
+         ":" + std::to_string(P.getColumn());
+}
+
+/// "blas::axpy<float>" -> "axpy": a name the config can use.
+std::string idOf(const std::string &Kernel) {
+  std::string Base = Kernel.substr(0, Kernel.find('<'));
+  size_t Colon = Base.rfind("::");
+  if (Colon != std::string::npos)
+    Base = Base.substr(Colon + 2);
+  std::string Id;
+  for (char C : Base)
+    Id += std::isalnum(static_cast<unsigned char>(C)) ? C : '_';
+  return Id.empty() ? "kernel" : Id;
+}
+
+/// Kernel names as profilers and Clang print them can differ in blanks.
+std::string compact(const std::string &Name) {
+  std::string Out;
+  for (char C : Name)
+    if (C != ' ')
+      Out += C;
+  return Out;
+}
+
+class Suggester {
+public:
+  Suggester(const ParseSettings &Settings, const SuggestRequest &Request, Reporter &Diags)
+      : Settings(Settings), Request(Request), Diags(Diags) {}
+
+  int run(llvm::raw_ostream &Out) {
+    std::vector<std::string> Files = sourceFiles();
+    if (Files.empty()) {
+      Diags.report(diag::ID::SuggestNoSources);
+      return 1;
+    }
+    for (const std::string &F : Files)
+      if (auto [Id, Why] = unreadable(F); !Why.empty()) {
+        Diags.report(Id) << F << Why;
+        return 1;
+      }
+    std::optional<ProfileResult> Profile;
+    if (Request.Profile && !(Profile = readProfile(*Request.Profile)))
+      return 1;
+    std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
+    if (!Options)
+      return 1;
+    SourceParser Parser(*Options, Diags);
+    if (!findAll(Parser, Files))
+      return 1;
+    Suggestions S = describe();
+    if (Profile)
+      attachProfile(S, *Profile);
+    checkReadiness(S, Parser);
+    rankCandidates(S);
+
+    std::string Table, Markdown;
+    llvm::raw_string_ostream TableOut(Table), MarkdownOut(Markdown);
+    printSuggestions(S, TableFormat::Terminal, TableOut);
+    OutputTransaction Outputs(Diags);
+    Outputs.addInputs(Parser.inputFiles());
+    if (Request.Profile)
+      Outputs.addInputs({absolutePath(*Request.Profile)});
+    if (Request.Markdown) {
+      printSuggestions(S, TableFormat::Markdown, MarkdownOut);
+      Outputs.stage(*Request.Markdown, Markdown);
+    }
+    bool AnyReady = llvm::any_of(S.Candidates, [](const Candidate &C) { return C.ready(); });
+    if (Request.Output && AnyReady)
+      Outputs.stage(*Request.Output, printSuggestedConfig(S, ConfigContent::Launches));
+    if (!Outputs.commit())
+      return 1;
+    Out << Table;
+    if (Request.Output && !AnyReady)
+      Out << "no config written: kfuse fuses none of the candidates\n";
+    else if (Request.Output)
+      Out << "wrote " << *Request.Output << "\n";
+    return 0;
+  }
+
+private:
+  const ParseSettings &Settings;
+  const SuggestRequest &Request;
+  Reporter &Diags;
+  std::vector<FoundLaunch> Found;
+  std::vector<std::optional<KernelUses>> Uses;
+  std::vector<std::pair<LaunchPair, const SourceManager *>> Pairs;
+  std::vector<std::vector<size_t>> Groups;
+
+  std::string configPath() const {
+    return Request.Output ? *Request.Output : std::string("kfuse-suggest.yaml");
+  }
+
+  /// The files named, else every CUDA file of the compilation database.
+  std::vector<std::string> sourceFiles() const {
+    if (!Request.Files.empty() || !Settings.BuildDir)
+      return Request.Files;
+    std::string Error;
+    auto Database = tooling::JSONCompilationDatabase::loadFromDirectory(*Settings.BuildDir, Error);
+    std::vector<std::string> Files;
+    if (Database)
+      for (const std::string &F : Database->getAllFiles())
+        if (llvm::sys::path::extension(F) == ".cu")
+          Files.push_back(F);
+    return Files;
+  }
+
+  std::optional<ProfileResult> readProfile(const std::string &Path) {
+    auto Text = llvm::MemoryBuffer::getFile(Path);
+    if (!Text) {
+      Diags.report(diag::ID::FileNotFound) << Path << Text.getError().message();
+      return std::nullopt;
+    }
+    ProfileResult P = parseNcuCsv((*Text)->getBuffer().str());
+    if (!P.Problems.empty()) {
+      Diags.report(P.Problems, Path);
+      return std::nullopt;
+    }
+    return P;
+  }
+
+  /// Parses each file on both sides; finds its launches and their kernels.
+  bool findAll(SourceParser &Parser, const std::vector<std::string> &Files) {
+    std::vector<std::pair<std::string, ASTUnit *>> Devices;
+    std::vector<std::pair<ASTUnit *, size_t>> Hosts; ///< With the first launch of each.
+    for (const std::string &F : Files) {
+      ASTUnit *Device = Parser.parse(F, CompileSide::Device);
+      ASTUnit *Host = Device ? Parser.parse(F, CompileSide::Host) : nullptr;
+      if (!Host)
+        return false;
+      Devices.push_back({absolutePath(F), Device});
+      Hosts.push_back({Host, Found.size()});
+      for (KernelLaunch &L : findLaunches(*Host, Parser.rejected(*Host)))
+        Found.push_back({std::move(L), Host, nullptr, nullptr, ""});
+    }
+    std::map<const FunctionDecl *, KernelUses> Cache;
+    for (FoundLaunch &F : Found) {
+      if (F.Launch.Kernel)
+        for (const auto &[Path, Device] : Devices)
+          if (const FunctionDecl *K = lookUpKernel(*Device, F.Launch.KernelName).Kernel) {
+            F.Device = Device;
+            F.DeviceKernel = K;
+            F.DeviceFile = Path;
+            break;
+          }
+      if (!F.DeviceKernel) {
+        Uses.push_back(std::nullopt);
+        continue;
+      }
+      auto It = Cache.find(F.DeviceKernel);
+      if (It == Cache.end())
+        It = Cache
+                 .emplace(F.DeviceKernel,
+                          kernelUses(*F.Device, *F.DeviceKernel, Parser.rejected(*F.Device)))
+                 .first;
+      Uses.push_back(It->second);
+    }
+    for (size_t H = 0; H < Hosts.size(); ++H) {
+      size_t Begin = Hosts[H].second;
+      size_t End = H + 1 < Hosts.size() ? Hosts[H + 1].second : Found.size();
+      std::vector<KernelLaunch> Launches;
+      std::vector<std::optional<KernelUses>> Of;
+      for (size_t I = Begin; I < End; ++I) {
+        Launches.push_back(Found[I].Launch);
+        Of.push_back(Uses[I]);
+      }
+      LaunchRelations R = relateLaunches(*Hosts[H].first, Launches, Of);
+      for (LaunchPair &P : R.Pairs) {
+        P.First += Begin;
+        P.Second += Begin;
+        Pairs.push_back({P, &Hosts[H].first->getSourceManager()});
+      }
+      for (std::vector<size_t> &G : R.Groups) {
+        for (size_t &I : G)
+          I += Begin;
+        Groups.push_back(G);
+      }
+    }
+    return true;
+  }
+
+  SuggestedArg argument(const FoundLaunch &F, size_t I) const {
+    const LaunchedValue &V = F.Launch.Args[I];
+    SuggestedArg A;
+    A.Text = V.Text;
+    const ParmVarDecl *P = F.DeviceKernel && I < F.DeviceKernel->getNumParams()
+                               ? F.DeviceKernel->getParamDecl(I)
+                               : nullptr;
+    A.Param = P ? P->getNameAsString() : "argument " + std::to_string(I + 1);
+    QualType T = P ? P->getType() : QualType();
+    A.Buffer = P ? T->isPointerType() : V.IsPointer;
+    if (!A.Buffer) {
+      if (V.Value)
+        A.Value = std::to_string(*V.Value);
+      else if (V.Real)
+        llvm::raw_string_ostream(A.Value.emplace()) << llvm::format("%.9g", *V.Real);
+      return A;
+    }
+    std::optional<ElementType> Element = P ? elementTypeOf(T->getPointeeType()) : std::nullopt;
+    A.Type = Element.value_or(ElementType::U8);
+    A.Written = Uses[&F - Found.data()] && writes(Uses[&F - Found.data()]->Params.size() > I
+                                                      ? Uses[&F - Found.data()]->Params[I]
+                                                      : ParamUse::Unknown);
+    if (V.AllocatedBytes && !V.Offset)
+      A.Count = *V.AllocatedBytes / elementBytes(A.Type);
+    return A;
+  }
+
+  Suggestions describe() {
+    Suggestions S;
+    std::map<std::string, unsigned> Ids;
+    for (const FoundLaunch &F : Found) {
+      const KernelLaunch &L = F.Launch;
+      const SourceManager &SM = F.Host->getSourceManager();
+      SuggestedLaunch Out;
+      Out.Kernel = L.Kernel ? L.KernelName : "(through a pointer)";
+      std::string Id = idOf(Out.Kernel);
+      unsigned N = ++Ids[Id];
+      Out.Id = N == 1 ? Id : Id + "_" + std::to_string(N);
+      if (F.DeviceKernel)
+        Out.File = relativePath(F.DeviceFile, directoryOf(configPath()));
+      Out.Where = location(SM, L.Loc);
+      Out.Syntax = spelling(L.Syntax);
+      Out.GridText = L.Grid.Text;
+      Out.BlockText = L.Block.Text;
+      Out.Grid = L.Grid.Value;
+      Out.Block = L.Block.Value;
+      Out.SharedText = L.Shared.Text;
+      if (L.Shared.Text.empty())
+        Out.SharedBytes = 0;
+      else if (L.Shared.Value && *L.Shared.Value >= 0)
+        Out.SharedBytes = static_cast<uint64_t>(*L.Shared.Value);
+      Out.Stream = L.DefaultStream ? "" : L.Stream.Text;
+      Out.ArgsKnown = L.ArgsKnown;
+      Out.InLoop = L.InLoop;
+      for (size_t I = 0; I < L.Args.size(); ++I)
+        Out.Args.push_back(argument(F, I));
+      S.Launches.push_back(std::move(Out));
+    }
+    for (const auto &[P, SM] : Pairs)
+      S.Candidates.push_back(candidate(S, {P.First, P.Second}, &P, *SM));
+    for (const std::vector<size_t> &G : Groups)
+      S.Candidates.push_back(candidate(S, G, nullptr, Found[G.front()].Host->getSourceManager()));
+    return S;
+  }
+
+  Candidate candidate(const Suggestions &S, const std::vector<size_t> &Members, const LaunchPair *P,
+                      const SourceManager &SM) const {
+    Candidate C;
+    C.Members = Members;
+    for (size_t I : Members)
+      C.Name += (C.Name.empty() ? "" : "_") + S.Launches[I].Id;
+    if (!P)
+      return C;
+    const std::string &A = S.Launches[P->First].Id, &B = S.Launches[P->Second].Id;
+    for (const LaunchConflict &X : P->Conflicts)
+      C.Conflicts.push_back(conflict(X, A, B, SM));
+    for (const LaunchAssumption &X : P->Assumptions)
+      C.Assumptions.push_back(assumption(X, A, B, SM));
+    return C;
+  }
+
+  static std::string conflict(const LaunchConflict &X, const std::string &A, const std::string &B,
+                              const SourceManager &SM) {
+    std::string Buffer = "'" + X.Buffer + "'";
+    switch (X.What) {
+    case LaunchConflict::ReadAfterWrite:
+      return B + " reads " + Buffer + ", which " + A + " writes";
+    case LaunchConflict::WriteAfterRead:
+      return B + " writes " + Buffer + ", which " + A + " reads";
+    case LaunchConflict::WriteAfterWrite:
+      return A + " and " + B + " both write " + Buffer;
+    case LaunchConflict::HostUse:
+      return "host code between them uses " + Buffer + " (" + location(SM, X.Loc) + ")";
+    case LaunchConflict::UnknownKernel:
+      return "kfuse cannot read the launch of " + X.Buffer + " (" + location(SM, X.Loc) + ")";
+    }
+    return "";
+  }
+
+  static std::string assumption(const LaunchAssumption &X, const std::string &A,
+                                const std::string &B, const SourceManager &SM) {
+    switch (X.What) {
+    case LaunchAssumption::DistinctBuffers:
+      return "pointers read from different variables point to different buffers";
+    case LaunchAssumption::Unfollowed:
+      return "'" + X.Subject + "' (" + location(SM, X.Loc) +
+             "), which kfuse cannot follow, shares no buffer with the other launch";
+    case LaunchAssumption::UnknownUse:
+      return "the kernel at " + location(SM, X.Loc) + " reads and writes '" + X.Subject +
+             "' (kfuse cannot see how it uses it)";
+    case LaunchAssumption::HostWaits:
+      return X.Subject + " between them (" + location(SM, X.Loc) + ") only waits: fusing runs " +
+             B + " before it";
+    case LaunchAssumption::RejectedHost:
+      return "Clang rejects part of the function that launches them (" + location(SM, X.Loc) +
+             ": " + X.Subject + "); they are read from what it parsed";
+    case LaunchAssumption::OtherStreams:
+      return A + " and " + B + " run on different streams, so they may overlap without fusion";
+    }
+    return "";
+  }
+
+  void attachProfile(Suggestions &S, const ProfileResult &P) {
+    S.Profiled = true;
+    std::set<std::string> Matched;
+    for (SuggestedLaunch &L : S.Launches)
+      for (const ProfiledKernel &K : P.Kernels)
+        if (compact(K.Name) == compact(L.Kernel)) {
+          L.Profile = K;
+          Matched.insert(K.Name);
+          if (!L.Grid && K.Grid[0]) {
+            L.Grid = K.Grid;
+            L.GridFromProfile = true;
+          }
+          if (!L.Block && K.Block[0]) {
+            L.Block = K.Block;
+            L.BlockFromProfile = true;
+          }
+          break;
+        }
+    for (const ProfiledKernel &K : P.Kernels)
+      if (!Matched.count(K.Name))
+        Diags.report(diag::ID::ProfileUnmatched) << K.Name;
+    for (Candidate &C : S.Candidates) {
+      std::vector<const ProfiledKernel *> Of;
+      for (size_t I : C.Members)
+        if (S.Launches[I].Profile)
+          Of.push_back(&*S.Launches[I].Profile);
+      if (Of.size() == C.Members.size())
+        C.Bound = boundGroup(Of);
+    }
+  }
+
+  /// kfuse check on each candidate that could run side by side: the
+  /// refusals it would meet.
+  void checkReadiness(Suggestions &S, SourceParser &Parser) {
+    Suggestions Checkable = S;
+    Checkable.Candidates.clear();
+    std::vector<size_t> Index;
+    for (size_t I = 0; I < S.Candidates.size(); ++I) {
+      const Candidate &C = S.Candidates[I];
+      bool Known = C.independent() && llvm::all_of(C.Members, [&](size_t M) {
+                     return !S.Launches[M].File.empty() && S.Launches[M].Block;
+                   });
+      if (Known) {
+        Checkable.Candidates.push_back(C);
+        Index.push_back(I);
+      } else if (C.independent()) {
+        S.Candidates[I].Refusals.push_back(
+            "not checked: the kernel's file or block size is not known");
+      }
+    }
+    if (Index.empty())
+      return;
+    std::string Text = printSuggestedConfig(Checkable, ConfigContent::Kernels);
+    ConfigResult Parsed = parseConfig(Text, configPath());
+    if (!Parsed.Value) {
+      // kfuse wrote it: a problem here is kfuse's own bug; show it.
+      Diags.report(Parsed.Problems, configPath());
+      return;
+    }
+    const Config &C = *Parsed.Value;
+    for (size_t K = 0; K < Index.size(); ++K) {
+      std::string Messages;
+      llvm::raw_string_ostream Stream(Messages);
+      Reporter Local(Stream);
+      FusionPipeline Pipeline(C, Parser, Local);
+      Pipeline.load({&C.Fusions[K]});
+      bool Fuses = Pipeline.resolved(0) && Pipeline.fuse(0).has_value() && !Local.errorCount();
+      Candidate &Target = S.Candidates[Index[K]];
+      Target.Checked = true;
+      if (!Fuses)
+        Target.Refusals = errorLines(Messages);
+    }
+  }
+
+  /// "file:line:col: error: message [id]" lines, from "error: " on.
+  static std::vector<std::string> errorLines(const std::string &Messages) {
+    std::vector<std::string> Lines;
+    llvm::SmallVector<llvm::StringRef> All;
+    llvm::StringRef(Messages).split(All, '\n');
+    for (llvm::StringRef Line : All) {
+      size_t At = Line.find("error: ");
+      if (At == llvm::StringRef::npos)
+        continue;
+      llvm::StringRef Where = Line.take_front(At).rtrim(": ");
+      std::string Text = Line.drop_front(At + 7).str();
+      Lines.push_back(Where.empty() ? Text
+                                    : Text + " (" + llvm::sys::path::filename(Where).str() + ")");
+    }
+    if (Lines.empty())
+      Lines.push_back("refused");
+    return Lines;
+  }
+};
+
+} // namespace
+
+int runSuggest(const ParseSettings &Settings, const SuggestRequest &Request, Reporter &Diags,
+               llvm::raw_ostream &Out) {
+  return Suggester(Settings, Request, Diags).run(Out);
+}
+
+} // namespace kfuse

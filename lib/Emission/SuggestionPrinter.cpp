@@ -1,0 +1,283 @@
+//===- SuggestionPrinter.cpp - kfuse suggest's table and config -----------===//
+
+#include "kfuse/Emission/SuggestionPrinter.h"
+
+#include "llvm/Support/Format.h"
+
+#include <set>
+
+namespace kfuse {
+
+namespace {
+
+std::string dims(const std::optional<std::array<uint64_t, 3>> &D, const std::string &Text) {
+  if (!D)
+    return Text.empty() ? "?" : Text;
+  std::string S = std::to_string((*D)[0]);
+  unsigned Rank = (*D)[2] != 1 ? 3 : (*D)[1] != 1 ? 2 : 1;
+  for (unsigned I = 1; I < Rank; ++I)
+    S += "x" + std::to_string((*D)[I]);
+  return S;
+}
+
+std::string times(double X) {
+  std::string S;
+  llvm::raw_string_ostream(S) << llvm::format("%.2fx", X);
+  return S;
+}
+
+std::string profileText(const ProfiledKernel &P) {
+  std::string S;
+  llvm::raw_string_ostream(S) << llvm::format("%.1f us", P.MedianUs) << " x " << P.Launches
+                              << llvm::format(", memory %.0f%% / SM %.0f%%", P.MemoryPercent,
+                                              P.ComputePercent)
+                              << " (" << spelling(P.limit()) << ")";
+  return S;
+}
+
+std::string members(const Suggestions &S, const Candidate &C) {
+  std::string M;
+  for (size_t I : C.Members)
+    M += (M.empty() ? "" : " + ") + S.Launches[I].Id;
+  return M;
+}
+
+std::string verdict(const Candidate &C) {
+  if (!C.independent())
+    return "dependent";
+  if (!C.Checked)
+    return "not checked";
+  return C.Refusals.empty() ? "fuses" : "refused";
+}
+
+/// Memory + compute, or what limits each member.
+std::string limits(const Suggestions &S, const Candidate &C) {
+  std::string L;
+  for (size_t I : C.Members) {
+    const auto &P = S.Launches[I].Profile;
+    L += (L.empty() ? "" : " + ") + std::string(P ? spelling(P->limit()) : "?");
+  }
+  return L;
+}
+
+class TablePrinter {
+public:
+  TablePrinter(const Suggestions &S, TableFormat Format, llvm::raw_ostream &OS)
+      : S(S), Markdown(Format == TableFormat::Markdown), OS(OS) {}
+
+  void print() {
+    unsigned Ready = 0;
+    for (const Candidate &C : S.Candidates)
+      Ready += C.ready();
+    OS << (Markdown ? "## " : "") << "kfuse suggest: " << S.Launches.size() << " launch"
+       << (S.Launches.size() == 1 ? "" : "es") << ", " << S.Candidates.size() << " candidate"
+       << (S.Candidates.size() == 1 ? "" : "s") << ", " << Ready << " kfuse can fuse\n\n";
+    printLaunches();
+    printCandidates();
+  }
+
+private:
+  const Suggestions &S;
+  bool Markdown;
+  llvm::raw_ostream &OS;
+
+  void row(const std::vector<std::string> &Cells, const std::vector<size_t> &Widths) {
+    if (Markdown) {
+      OS << "|";
+      for (const std::string &C : Cells)
+        OS << " " << C << " |";
+      OS << "\n";
+      return;
+    }
+    std::string Line = " ";
+    for (size_t I = 0; I < Cells.size(); ++I) {
+      Line += " " + Cells[I];
+      if (I + 1 < Cells.size() && Cells[I].size() < Widths[I])
+        Line += std::string(Widths[I] - Cells[I].size(), ' ');
+    }
+    OS << Line << "\n";
+  }
+
+  void table(const std::vector<std::string> &Head,
+             const std::vector<std::vector<std::string>> &Rows) {
+    std::vector<size_t> Widths(Head.size());
+    for (size_t I = 0; I < Head.size(); ++I) {
+      Widths[I] = Head[I].size();
+      for (const auto &R : Rows)
+        Widths[I] = std::max(Widths[I], R[I].size());
+    }
+    row(Head, Widths);
+    if (Markdown)
+      row(std::vector<std::string>(Head.size(), "---"), Widths);
+    for (const auto &R : Rows)
+      row(R, Widths);
+    OS << "\n";
+  }
+
+  void printLaunches() {
+    OS << (Markdown ? "### Launches\n\n" : "launches:\n");
+    std::vector<std::vector<std::string>> Rows;
+    for (const SuggestedLaunch &L : S.Launches)
+      Rows.push_back({L.Id, L.Kernel, L.Where, L.Syntax,
+                      dims(L.Grid, L.GridText) + (L.GridFromProfile ? " (profile)" : ""),
+                      dims(L.Block, L.BlockText) + (L.BlockFromProfile ? " (profile)" : ""),
+                      L.Stream.empty() ? "default" : L.Stream,
+                      L.Profile    ? profileText(*L.Profile)
+                      : S.Profiled ? "not in the profile"
+                                   : "-"});
+    table({"id", "kernel", "where", "syntax", "grid", "block", "stream", "profile"}, Rows);
+  }
+
+  void printCandidates() {
+    OS << (Markdown ? "### Candidates, best first\n\n" : "candidates, best first:\n");
+    std::vector<std::vector<std::string>> Rows;
+    for (size_t I = 0; I < S.Candidates.size(); ++I) {
+      const Candidate &C = S.Candidates[I];
+      Rows.push_back({std::to_string(I + 1), C.Name, members(S, C), verdict(C),
+                      C.Bound ? times(C.Bound->Estimate) : "-",
+                      C.Bound ? times(C.Bound->Overlap) : "-", S.Profiled ? limits(S, C) : "-"});
+    }
+    table({"rank", "fusion", "launches", "verdict", "estimate", "overlap", "limits"}, Rows);
+    for (size_t I = 0; I < S.Candidates.size(); ++I) {
+      const Candidate &C = S.Candidates[I];
+      if (C.Conflicts.empty() && C.Refusals.empty() && C.Assumptions.empty())
+        continue;
+      OS << (Markdown ? "- **" : "  ") << I + 1 << ". " << C.Name << (Markdown ? "**" : "")
+         << ":\n";
+      auto Item = [&](const char *What, const std::string &Text) {
+        OS << (Markdown ? "  - " : "      ") << What << Text << "\n";
+      };
+      for (const std::string &Why : C.Conflicts)
+        Item("dependent: ", Why);
+      for (const std::string &Why : C.Refusals)
+        Item("kfuse check: ", Why);
+      for (const std::string &What : C.Assumptions)
+        Item("assumed: ", What);
+    }
+    if (S.Profiled)
+      OS << (Markdown ? "\n" : "") << "estimate: (T1 + T2) / max(T1, T2, memory work, compute work)"
+         << " from the profile; overlap: (T1 + T2) / max(T1, T2)\n";
+  }
+};
+
+/// A YAML scalar, or FILL with what the source computes there.
+struct Field {
+  std::string Value;
+  std::string Note;
+};
+
+class ConfigPrinter {
+public:
+  ConfigPrinter(const Suggestions &S, ConfigContent Content) : S(S), Content(Content) {}
+
+  std::string print() {
+    std::vector<const Candidate *> Chosen;
+    std::set<size_t> Used;
+    for (const Candidate &C : S.Candidates)
+      if (Content == ConfigContent::Kernels ? C.independent() : C.ready()) {
+        Chosen.push_back(&C);
+        Used.insert(C.Members.begin(), C.Members.end());
+      }
+    Out += "# Written by kfuse suggest: the launches below could run side by side";
+    Out += Content == ConfigContent::Launches ? "\n# and kfuse fuses them. " : ".\n# ";
+    Out += "Values the source does not show are FILL: give them before kfuse tune.\n";
+    Out += "kernels:\n";
+    for (size_t I : Used)
+      kernel(S.Launches[I]);
+    Out += "fusions:\n";
+    for (const Candidate *C : Chosen)
+      fusion(*C);
+    return Out;
+  }
+
+private:
+  const Suggestions &S;
+  ConfigContent Content;
+  std::string Out;
+
+  static std::string list(const std::array<uint64_t, 3> &D) {
+    unsigned Rank = D[2] != 1 ? 3 : D[1] != 1 ? 2 : 1;
+    std::string T = "[";
+    for (unsigned I = 0; I < Rank; ++I)
+      T += (I ? ", " : "") + std::to_string(D[I]);
+    return T + "]";
+  }
+
+  static Field shape(const std::optional<std::array<uint64_t, 3>> &D, const std::string &Text,
+                     bool FromProfile) {
+    if (D)
+      return {list(*D), FromProfile ? "as the profile measured it" : ""};
+    return {std::string("[") + FillMarker + "]", "the source computes " + Text};
+  }
+
+  void line(unsigned Indent, const std::string &Text, const std::string &Note) {
+    Out += std::string(Indent, ' ') + Text;
+    if (!Note.empty())
+      Out += "  # " + Note;
+    Out += "\n";
+  }
+
+  void kernel(const SuggestedLaunch &L) {
+    line(2, "- name: " + L.Id, "launched at " + L.Where);
+    line(4, "file: " + (L.File.empty() ? std::string(FillMarker) : L.File),
+         L.File.empty() ? "no file given defines it" : "");
+    line(4, "kernel: " + L.Kernel, "");
+    Field Block = shape(L.Block, L.BlockText, L.BlockFromProfile);
+    line(4, "block: " + Block.Value, Block.Note);
+    if (Content == ConfigContent::Launches)
+      launch(L);
+  }
+
+  void launch(const SuggestedLaunch &L) {
+    line(4, "launch:", "");
+    Field Grid = shape(L.Grid, L.GridText, L.GridFromProfile);
+    line(6, "grid: " + Grid.Value, Grid.Note);
+    if (!L.SharedBytes)
+      line(6, std::string("shared_bytes: ") + FillMarker, "the source computes " + L.SharedText);
+    else if (*L.SharedBytes)
+      line(6, "shared_bytes: " + std::to_string(*L.SharedBytes), "");
+    if (!L.ArgsKnown) {
+      line(6, std::string("args: ") + FillMarker, "an argument array kfuse cannot read");
+      return;
+    }
+    line(6, "args:", "");
+    for (const SuggestedArg &A : L.Args)
+      arg(A);
+  }
+
+  void arg(const SuggestedArg &A) {
+    std::string Note = A.Param + " = " + A.Text;
+    if (!A.Buffer) {
+      line(8, "- {value: " + A.Value.value_or(FillMarker) + "}",
+           Note + (A.Value ? "" : ": not constant in the source"));
+      return;
+    }
+    std::string Count = A.Count ? std::to_string(*A.Count) : FillMarker;
+    std::string Fill = A.Written ? ", fill: zero" : "";
+    line(8, "- {buffer: " + std::string(elementName(A.Type)) + ", count: " + Count + Fill + "}",
+         Note + (A.Count ? "" : ": its allocation is not in the launching function"));
+  }
+
+  void fusion(const Candidate &C) {
+    std::string Kernels;
+    for (size_t I : C.Members)
+      Kernels += (Kernels.empty() ? "" : ", ") + S.Launches[I].Id;
+    std::string Note;
+    if (C.Bound)
+      Note =
+          "estimated " + times(C.Bound->Estimate) + ", perfect overlap " + times(C.Bound->Overlap);
+    line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
+  }
+};
+
+} // namespace
+
+void printSuggestions(const Suggestions &S, TableFormat Format, llvm::raw_ostream &OS) {
+  TablePrinter(S, Format, OS).print();
+}
+
+std::string printSuggestedConfig(const Suggestions &S, ConfigContent Content) {
+  return ConfigPrinter(S, Content).print();
+}
+
+} // namespace kfuse
