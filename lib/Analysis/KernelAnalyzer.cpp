@@ -595,10 +595,7 @@ const FunctionDecl *findKernel(ASTUnit &Unit, llvm::StringRef Name) {
   return nullptr;
 }
 
-namespace {
-
-/// Spelling without blanks and unsigned suffixes, to compare template arguments.
-std::string normalized(StringRef Text) {
+std::string kernelNameKey(StringRef Text) {
   std::string Out;
   for (size_t I = 0; I < Text.size(); ++I) {
     char C = Text[I];
@@ -611,8 +608,6 @@ std::string normalized(StringRef Text) {
   }
   return Out;
 }
-
-} // namespace
 
 std::string instantiationName(const FunctionDecl &F) {
   std::string Name;
@@ -645,14 +640,14 @@ KernelLookup lookUpKernel(ASTUnit &Unit, StringRef Name) {
     return Result;
   }
   Result.Template = Found;
-  std::string Wanted = normalized(Name.drop_front(Base.size()));
+  std::string Wanted = kernelNameKey(Name.drop_front(Base.size()));
   for (const FunctionDecl *Spec : Template->specializations()) {
     if (!Spec->isDefined())
       continue;
     std::string Spelled = instantiationName(*Spec);
     Result.Instantiations.push_back(Spelled);
     StringRef Args = StringRef(Spelled).drop_until([](char C) { return C == '<'; });
-    if (!Wanted.empty() && normalized(Args) == Wanted)
+    if (!Wanted.empty() && kernelNameKey(Args) == Wanted)
       Result.Kernel = Spec->getDefinition();
   }
   return Result;

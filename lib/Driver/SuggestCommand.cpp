@@ -65,15 +65,6 @@ std::string idOf(const std::string &Kernel) {
   return Id.empty() ? "kernel" : Id;
 }
 
-/// Kernel names as profilers and Clang print them can differ in blanks.
-std::string compact(const std::string &Name) {
-  std::string Out;
-  for (char C : Name)
-    if (C != ' ')
-      Out += C;
-  return Out;
-}
-
 class Suggester {
 public:
   Suggester(const ParseSettings &Settings, const SuggestRequest &Request, Reporter &Diags)
@@ -249,9 +240,8 @@ private:
     }
     std::optional<ElementType> Element = P ? elementTypeOf(T->getPointeeType()) : std::nullopt;
     A.Type = Element.value_or(ElementType::U8);
-    A.Written = Uses[&F - Found.data()] && writes(Uses[&F - Found.data()]->Params.size() > I
-                                                      ? Uses[&F - Found.data()]->Params[I]
-                                                      : ParamUse::Unknown);
+    const std::optional<KernelUses> &Of = Uses[&F - Found.data()];
+    A.Written = Of && I < Of->Params.size() && writes(Of->Params[I]);
     if (V.AllocatedBytes && !V.Offset)
       A.Count = *V.AllocatedBytes / elementBytes(A.Type);
     return A;
@@ -357,7 +347,7 @@ private:
     std::set<std::string> Matched;
     for (SuggestedLaunch &L : S.Launches)
       for (const ProfiledKernel &K : P.Kernels)
-        if (compact(K.Name) == compact(L.Kernel)) {
+        if (kernelNameKey(K.Name) == kernelNameKey(L.Kernel)) {
           L.Profile = K;
           Matched.insert(K.Name);
           if (!L.Grid && K.Grid[0]) {

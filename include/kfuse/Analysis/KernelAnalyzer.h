@@ -31,6 +31,10 @@ struct KernelLookup {
 
 KernelLookup lookUpKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
 
+/// \p Text without blanks and unsigned suffixes: "f<1U, 2>" and "f<1,2>"
+/// (as profilers print instantiations) compare equal.
+std::string kernelNameKey(llvm::StringRef Text);
+
 /// The qualified name of \p F with its template arguments, as lookUpKernel
 /// takes it: "blas::axpy<float>".
 std::string instantiationName(const clang::FunctionDecl &F);
