@@ -4,6 +4,7 @@
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/MemoryAccess.h"
+#include "kfuse/Analysis/Mutations.h"
 #include "kfuse/Frontend/RejectedCode.h"
 
 #include "clang/AST/ASTContext.h"
@@ -79,56 +80,14 @@ const VarDecl *storedVariable(const Expr *E) {
   return nullptr;
 }
 
-/// Variables that code may change: assigned, incremented, their address
-/// taken, passed by non-const reference, or given to a non-const method.
-class WrittenVariables : public RecursiveASTVisitor<WrittenVariables> {
-public:
+/// Variables \p S may change, by the variable an lvalue stores into.
+std::set<const VarDecl *> writtenIn(const Stmt *S) {
   std::set<const VarDecl *> Written;
-
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      mark(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      mark(U->getSubExpr());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
-    if (C->isAssignmentOp() && C->getNumArgs() > 0)
-      mark(C->getArg(0));
-    return true;
-  }
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *C) {
-    const CXXMethodDecl *M = C->getMethodDecl();
-    if (M && !M->isConst())
-      mark(C->getImplicitObjectArgument());
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    if (!F)
-      return true;
-    for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I) {
-      QualType T = F->getParamDecl(I)->getType();
-      if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
-        mark(C->getArg(I));
-    }
-    return true;
-  }
-
-private:
-  void mark(const Expr *E) {
+  forEachMutation(S, [&](const Expr *E) {
     if (const VarDecl *V = storedVariable(E))
       Written.insert(V);
-  }
-};
-
-std::set<const VarDecl *> writtenIn(const Stmt *S) {
-  WrittenVariables W;
-  W.TraverseStmt(const_cast<Stmt *>(S));
-  return std::move(W.Written);
+  });
+  return Written;
 }
 
 /// Every variable \p S names.

@@ -11,6 +11,7 @@
 #include "kfuse/Analysis/MemoryAccess.h"
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/Mutations.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -54,38 +55,6 @@ namespace {
 
 using namespace clang;
 
-/// Variables a body assigns, increments, takes the address of or binds to
-/// a non-const reference.
-class MutationFinder : public RecursiveASTVisitor<MutationFinder> {
-public:
-  std::map<const VarDecl *, unsigned> Count;
-
-  void mark(const Expr *E) {
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-      if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
-        ++Count[V];
-  }
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp())
-      mark(B->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
-      mark(U->getSubExpr());
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *C) {
-    const FunctionDecl *F = C->getDirectCallee();
-    for (unsigned I = 0; F && I < C->getNumArgs() && I < F->getNumParams(); ++I) {
-      QualType T = F->getParamDecl(I)->getType();
-      if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
-        mark(C->getArg(I));
-    }
-    return true;
-  }
-};
-
 struct PointerValue {
   const ParmVarDecl *Base;
   IndexExpr Offset;
@@ -126,9 +95,13 @@ private:
   unsigned LoopCount = 0;
 
   void countMutations(const FunctionDecl &F) {
-    MutationFinder Finder;
-    Finder.TraverseStmt(F.getBody());
-    for (const auto &[V, N] : Finder.Count)
+    std::map<const VarDecl *, unsigned> Count;
+    forEachMutation(F.getBody(), [&](const Expr *E) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
+        if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl()))
+          ++Count[V];
+    });
+    for (const auto &[V, N] : Count)
       Mutations[V] = N;
   }
 

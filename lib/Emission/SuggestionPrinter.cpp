@@ -10,12 +10,14 @@ namespace kfuse {
 
 namespace {
 
+/// How many dimensions a shape spells: trailing 1s are left out.
+unsigned rankOf(const std::array<uint64_t, 3> &D) { return D[2] != 1 ? 3 : D[1] != 1 ? 2 : 1; }
+
 std::string dims(const std::optional<std::array<uint64_t, 3>> &D, const std::string &Text) {
   if (!D)
     return Text.empty() ? "?" : Text;
   std::string S = std::to_string((*D)[0]);
-  unsigned Rank = (*D)[2] != 1 ? 3 : (*D)[1] != 1 ? 2 : 1;
-  for (unsigned I = 1; I < Rank; ++I)
+  for (unsigned I = 1; I < rankOf(*D); ++I)
     S += "x" + std::to_string((*D)[I]);
   return S;
 }
@@ -196,9 +198,8 @@ private:
   std::string Out;
 
   static std::string list(const std::array<uint64_t, 3> &D) {
-    unsigned Rank = D[2] != 1 ? 3 : D[1] != 1 ? 2 : 1;
     std::string T = "[";
-    for (unsigned I = 0; I < Rank; ++I)
+    for (unsigned I = 0; I < rankOf(D); ++I)
       T += (I ? ", " : "") + std::to_string(D[I]);
     return T + "]";
   }
