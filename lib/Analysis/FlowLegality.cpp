@@ -389,7 +389,7 @@ private:
   }
 
   void noteAccess(const Side &S) {
-    Diags.report(S.Access->Site->getBeginLoc(), sourcesOf(S.Member), ID::NoteFlowAccess)
+    Diags.report(S.Access->Loc, sourcesOf(S.Member), ID::NoteFlowAccess)
         << S.Kernel << S.Index.str() << guardsText(S.Guards);
   }
 
@@ -425,12 +425,13 @@ private:
     return R;
   }
 
+  /// Whether a use of \p P's buffer is one kfuse does not classify.
   bool escapes(const MemberParam &P) {
-    const BufferAccesses *B = Accesses[P.Member].find(P.Param->getName());
-    if (B->Escape.empty())
+    const MemoryAccess *A = Accesses[P.Member].find(P.Param->getName())->unknown();
+    if (!A)
       return false;
-    Diags.report(B->EscapeLoc, sourcesOf(P.Member), ID::VerticalEscape)
-        << P.Param->getName() << Members[P.Member]->Spec->Id << B->Escape;
+    Diags.report(A->Loc, sourcesOf(P.Member), ID::VerticalEscape)
+        << P.Param->getName() << Members[P.Member]->Spec->Id << A->Text << A->Why;
     return true;
   }
 
@@ -481,11 +482,20 @@ private:
   bool checkPair(const FlowSpec &Flow, const Side &E, const Side &L, bool &Barrier) {
     std::string Buffer = Flow.From.spelling();
     auto Refuse = [&](ID Id, const std::string &Why) {
-      Diags.report(L.Access->Site->getBeginLoc(), sourcesOf(L.Member), Id)
+      Diags.report(L.Access->Loc, sourcesOf(L.Member), Id)
           << Buffer << L.Kernel << L.Index.str() << E.Kernel << E.Index.str() << Why;
       noteAccess(E);
       return false;
     };
+    for (const Side *S : {&E, &L})
+      if (!S->Access->precise()) {
+        const MemoryAccess &A = *S->Access;
+        Diags.report(A.Loc, sourcesOf(S->Member), ID::VerticalImpreciseAccess)
+            << Buffer << S->Kernel << A.Text
+            << (A.IndexKnown ? "it covers " + std::to_string(A.Width) + " elements at once"
+                             : A.Why);
+        return false;
+      }
     for (const Side *S : {&E, &L})
       if (!S->Index.isPolynomial())
         return Refuse(ID::VerticalIndexMismatch,
@@ -547,7 +557,7 @@ private:
       return std::nullopt;
     };
     auto NotPrivate = [&](const Side &S, const std::string &Why) {
-      Diags.report(S.Access->Site->getBeginLoc(), sourcesOf(S.Member), ID::TemporaryNotPrivate)
+      Diags.report(S.Access->Loc, sourcesOf(S.Member), ID::TemporaryNotPrivate)
           << Name << Why;
       return std::nullopt;
     };

@@ -10,6 +10,8 @@
 
 #include "kfuse/Analysis/FusionLegality.h"
 
+#include "kfuse/Analysis/MemoryAccess.h"
+
 #include "kfuse/Diagnostics/Reporter.h"
 
 #include "clang/AST/ASTContext.h"
@@ -309,11 +311,91 @@ bool pollsOtherBlocks(const std::vector<FusionMember> &Members) {
   });
 }
 
+namespace {
+
+/// The first access of \p M that writes (or, when \p Writes is false, any access).
+const MemoryAccess *firstAccess(const MemoryAccesses &M, bool Writes) {
+  for (const MemoryAccess &A : M.Accesses)
+    if (!Writes || A.writes())
+      return &A;
+  return nullptr;
+}
+
+/// The first access of any memory of \p K that another kernel may see,
+/// that writes when \p Writes.
+const MemoryAccess *firstAccess(const KernelAccesses &K, bool Writes) {
+  for (const auto *List : {&K.Buffers, &K.Other})
+    for (const MemoryAccesses &M : *List)
+      if (const MemoryAccess *A = firstAccess(M, Writes))
+        return A;
+  return nullptr;
+}
+
+/// Reports a __device__ variable both kernels use and one writes.
+void checkVariables(const FusionMember &A, const KernelAccesses &OfA, const FusionMember &B,
+                    const KernelAccesses &OfB, Reporter &Diags) {
+  for (const MemoryAccesses &V : OfA.Other) {
+    if (V.Kind != MemoryKind::Variable)
+      continue;
+    std::string Name = V.Variable->getQualifiedNameAsString();
+    for (const MemoryAccesses &W : OfB.Other) {
+      if (W.Kind != MemoryKind::Variable || W.Variable->getQualifiedNameAsString() != Name)
+        continue;
+      if (const MemoryAccess *Write = firstAccess(V, /*Writes=*/true))
+        Diags.report(Write->Loc, A.Unit->getSourceManager(), ID::VariableOrder)
+            << A.Spec->Id << Name << B.Spec->Id;
+      else if (const MemoryAccess *Write = firstAccess(W, /*Writes=*/true))
+        Diags.report(Write->Loc, B.Unit->getSourceManager(), ID::VariableOrder)
+            << B.Spec->Id << Name << A.Spec->Id;
+    }
+  }
+}
+
+/// Reports memory \p A reaches that no argument names, when \p B may use it.
+bool checkUnknown(const FusionMember &A, const KernelAccesses &OfA, const FusionMember &B,
+                  const KernelAccesses &OfB, Reporter &Diags) {
+  const MemoryAccesses *Unknown = OfA.unknown();
+  if (!Unknown || Unknown->Accesses.empty())
+    return false;
+  const MemoryAccess *Mine = firstAccess(*Unknown, /*Writes=*/true);
+  bool Writes = Mine != nullptr;
+  if (!Mine)
+    Mine = &Unknown->Accesses.front();
+  const MemoryAccess *Theirs = firstAccess(OfB, /*Writes=*/!Writes);
+  if (!Theirs)
+    return false;
+  Diags.report(Mine->Loc, A.Unit->getSourceManager(), ID::UnknownMemoryOrder)
+      << A.Spec->Id << spelling(Mine->Kind) << Mine->Text << Mine->Why << B.Spec->Id
+      << (Writes ? "uses" : "writes");
+  Diags.report(Theirs->Loc, B.Unit->getSourceManager(), ID::NoteOtherAccess)
+      << B.Spec->Id << spelling(Theirs->Kind) << Theirs->Text;
+  return true;
+}
+
+} // namespace
+
+bool checkMemoryOrder(const std::vector<FusionMember> &Members, Reporter &Diags) {
+  unsigned Before = Diags.errorCount();
+  std::vector<KernelAccesses> Accesses;
+  for (const FusionMember &M : Members)
+    Accesses.push_back(analyzeAccesses(*M.Model.Decl, M.Spec->Block));
+  for (size_t I = 0; I < Members.size(); ++I)
+    for (size_t J = I + 1; J < Members.size(); ++J) {
+      checkVariables(Members[I], Accesses[I], Members[J], Accesses[J], Diags);
+      if (!checkUnknown(Members[I], Accesses[I], Members[J], Accesses[J], Diags))
+        checkUnknown(Members[J], Accesses[J], Members[I], Accesses[I], Diags);
+    }
+  return Diags.errorCount() == Before;
+}
+
 bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags) {
   unsigned Before = Diags.errorCount();
   for (const FusionMember &M : Members)
     MemberChecker(M, Diags).run();
   checkSharedAcrossMembers(Members, Diags);
+  // Memory an unseen call reaches is unknown; the call's own refusal says more.
+  if (Diags.errorCount() == Before)
+    checkMemoryOrder(Members, Diags);
   return Diags.errorCount() == Before;
 }
 

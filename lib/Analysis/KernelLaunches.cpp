@@ -2,6 +2,8 @@
 
 #include "kfuse/Analysis/KernelLaunches.h"
 
+#include "kfuse/Analysis/HostAliases.h"
+
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/MemoryAccess.h"
 #include "kfuse/Analysis/Mutations.h"
@@ -141,7 +143,7 @@ class LaunchReader {
 public:
   LaunchReader(ASTContext &Ctx, const FunctionDecl &Caller)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Caller(Caller), Body(Caller.getBody()),
-        Parents(const_cast<Stmt *>(Body)), Written(writtenIn(Body)) {}
+        Parents(const_cast<Stmt *>(Body)), Written(writtenIn(Body)), Aliases(Ctx, Caller) {}
 
   std::optional<KernelLaunch> read(const Expr *Site) {
     KernelLaunch L;
@@ -170,6 +172,7 @@ private:
   const Stmt *Body;
   ParentMap Parents;
   std::set<const VarDecl *> Written;
+  mutable HostAliases Aliases;
   const Expr *StreamExpr = nullptr;
 
   std::string text(const Expr *E) const {
@@ -367,12 +370,18 @@ private:
     const Expr *Stripped = strip(E);
     V.IsPointer = E->getType()->isPointerType() ||
                   (!unreadable(Stripped) && Stripped->getType()->isPointerType());
-    if (V.IsPointer)
-      if (auto B = bufferOf(E)) {
-        V.Buffer = B->first;
-        V.Offset = B->second;
-        V.AllocatedBytes = allocatedBytes(V.Buffer);
-      }
+    if (!V.IsPointer)
+      return V;
+    if (auto B = bufferOf(E)) {
+      V.Buffer = B->first;
+      V.Offset = B->second;
+      V.AllocatedBytes = allocatedBytes(V.Buffer);
+    }
+    BufferRoots R = Aliases.rootsOf(E);
+    V.Roots.assign(R.Names.begin(), R.Names.end());
+    V.AnyBuffer = R.Any;
+    V.Unfollowed = R.Why;
+    V.Received = R.Received;
     return V;
   }
 
@@ -513,18 +522,44 @@ private:
   }
 
   /// The launch's statement in the block that runs it; do { ... } while (0)
-  /// from a checking macro is part of the statement.
+  /// from a checking macro is part of the statement. Straight stays set
+  /// while every construct between the launch and that statement runs it
+  /// whenever the statement runs.
   void place(KernelLaunch &L) {
     const Stmt *S = L.Site;
     for (const Stmt *P = Parents.getParent(S); P; S = P, P = Parents.getParent(P)) {
       if (isa<ForStmt, WhileStmt, CXXForRangeStmt>(P) || (isa<DoStmt>(P) && !isDoWhileZero(P)))
         L.InLoop = true;
       const auto *Block = dyn_cast<CompoundStmt>(P);
+      if (!L.Scope && !(Block && !isDoWhileZero(Parents.getParent(P))) && !runsWith(P, S))
+        L.Straight = false;
       if (!Block || L.Scope || isDoWhileZero(Parents.getParent(P)))
         continue;
       L.Scope = Block;
       L.Position = std::find(Block->body_begin(), Block->body_end(), S) - Block->body_begin();
     }
+  }
+
+  /// Whether \p Child runs whenever \p Parent does.
+  static bool runsWith(const Stmt *Parent, const Stmt *Child) {
+    if (isa<ExprWithCleanups, ImplicitCastExpr, ExplicitCastExpr, ParenExpr, ConstantExpr,
+            MaterializeTemporaryExpr, CXXBindTemporaryExpr, CXXConstructExpr, DeclStmt,
+            AttributedStmt, CompoundStmt>(Parent) ||
+        isDoWhileZero(Parent))
+      return true;
+    if (const auto *C = dyn_cast<CallExpr>(Parent))
+      return C->getCallee() != Child;
+    if (const auto *U = dyn_cast<UnaryOperator>(Parent))
+      return U->getOpcode() != UO_AddrOf;
+    if (const auto *B = dyn_cast<BinaryOperator>(Parent))
+      return !B->isLogicalOp() || B->getLHS() == Child;
+    if (const auto *C = dyn_cast<ConditionalOperator>(Parent))
+      return C->getCond() == Child;
+    if (const auto *I = dyn_cast<IfStmt>(Parent))
+      return I->getCond() == Child || I->getInit() == Child;
+    if (const auto *Sw = dyn_cast<SwitchStmt>(Parent))
+      return Sw->getCond() == Child || Sw->getInit() == Child;
+    return false;
   }
 };
 
@@ -585,65 +620,87 @@ std::vector<KernelLaunch> findLaunches(ASTUnit &HostUnit, const RejectedCode &Re
 
 namespace {
 
-bool holdsPointers(const ASTContext &Ctx, QualType T) {
-  T = Ctx.getBaseElementType(T.getCanonicalType());
-  if (T->isPointerType() || T->isReferenceType())
-    return true;
-  if (const auto *R = T->getAsCXXRecordDecl()) {
-    if (!R->hasDefinition())
-      return true;
-    for (const FieldDecl *F : R->fields())
-      if (holdsPointers(Ctx, F->getType()))
-        return true;
-    for (const CXXBaseSpecifier &B : R->bases())
-      if (holdsPointers(Ctx, B.getType()))
-        return true;
-  }
-  return false;
-}
-
-ParamUse useOf(const BufferAccesses &B) {
-  if (!B.Escape.empty())
-    return ParamUse::Unknown;
-  bool Reads = false, Writes = false;
-  for (const MemoryAccess &A : B.Accesses) {
-    Reads |= A.reads();
-    Writes |= A.writes();
-  }
+ParamUse useOf(bool Reads, bool Writes) {
   return Reads && Writes ? ParamUse::ReadWritten
          : Writes        ? ParamUse::Written
          : Reads         ? ParamUse::Read
                          : ParamUse::None;
 }
 
+ParamUse useOf(const MemoryAccesses &M) {
+  return M.unknown() ? ParamUse::Unknown : useOf(M.reads(), M.writes());
+}
+
 } // namespace
+
+ParamUse combine(ParamUse A, ParamUse B) {
+  if (A == ParamUse::Unknown || B == ParamUse::Unknown)
+    return ParamUse::Unknown;
+  return useOf(reads(A) || reads(B), writes(A) || writes(B));
+}
 
 KernelUses kernelUses(ASTUnit &DeviceUnit, const FunctionDecl &Kernel,
                       const RejectedCode &Rejected) {
   KernelUses Uses;
   KernelAccesses Accesses = analyzeAccesses(Kernel, std::nullopt);
   for (const ParmVarDecl *P : Kernel.parameters()) {
-    if (const BufferAccesses *B = Accesses.find(P->getName()); B && P->getType()->isPointerType())
-      Uses.Params.push_back(useOf(*B));
-    else
-      Uses.Params.push_back(holdsPointers(DeviceUnit.getASTContext(), P->getType())
-                                ? ParamUse::Unknown
-                                : ParamUse::None);
+    const MemoryAccesses *B =
+        P->getType()->isPointerType() ? Accesses.find(P->getName()) : nullptr;
+    Uses.Params.push_back(B ? useOf(*B) : ParamUse::None);
   }
+  for (const MemoryAccesses &M : Accesses.Other) {
+    if (M.Kind == MemoryKind::Variable) {
+      Uses.DeviceVariables.push_back({M.Variable->getQualifiedNameAsString(), useOf(M)});
+      continue;
+    }
+    Uses.Unseen = combine(Uses.Unseen, useOf(M));
+    if (Uses.UnseenWhy.empty() && !M.Accesses.empty())
+      Uses.UnseenWhy = "'" + M.Accesses.front().Text + "', " + M.Accesses.front().Why;
+  }
+  // Code Clang rejects was read only in part: it may do anything.
   KernelModel Model = analyzeKernel(DeviceUnit, Kernel, Rejected);
-  for (const VarDecl *V : Model.reachedDeviceVariables())
-    if (!V->hasAttr<CUDAConstantAttr>())
-      Uses.DeviceVariables.push_back(V->getQualifiedNameAsString());
+  const Rejection *Why = Model.Rejected;
+  for (const CallSite &C : Model.Calls)
+    if (!Why)
+      Why = C.Effect.Rejected;
+  if (Why) {
+    Uses.Unseen = ParamUse::Unknown;
+    Uses.UnseenWhy = "Clang rejects part of its code (" + Why->Message + ")";
+  }
   return Uses;
 }
 
 namespace {
 
-/// What one launch does to the buffers it is given.
+/// What one launch does to a buffer it reaches.
 struct BufferUse {
-  std::string Buffer;
+  std::string Name;  ///< As host code names it.
+  BufferRoots Roots; ///< The buffers it may be.
   ParamUse Use;
 };
+
+/// Calls between two launches that neither touch the GPU's memory nor wait.
+bool harmlessCall(llvm::StringRef Name) {
+  return llvm::is_contained(
+      {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName",
+       "cudaEventRecord", "cudaEventRecordWithFlags", "cudaEventCreate", "cudaEventCreateWithFlags",
+       "cudaEventElapsedTime", "cudaEventQuery", "cudaEventDestroy", "cudaStreamQuery",
+       "cudaGetDevice", "cudaGetDeviceCount", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
+       "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
+       "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize",
+       "cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaStreamSynchronize",
+       "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaMalloc", "cudaMallocManaged",
+       "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch", "cudaStreamCreate",
+       "cudaStreamCreateWithFlags", "printf", "fprintf", "puts", "putchar", "fputs", "fflush",
+       "exit", "abort", "__assert_fail", "clock", "gettimeofday", "clock_gettime", "time", "now"},
+      Name);
+}
+
+/// Calls that copy, fill or free memory only through their arguments.
+bool memoryCall(llvm::StringRef Name) {
+  return Name.starts_with("cudaMemcpy") || Name.starts_with("cudaMemset") ||
+         Name.starts_with("cudaFree") || Name == "cudaMemPrefetchAsync";
+}
 
 class Relater {
 public:
@@ -654,12 +711,8 @@ public:
   LaunchRelations run() {
     LaunchRelations R;
     for (size_t I = 0; I + 1 < Launches.size(); ++I)
-      for (size_t J = I + 1; J < Launches.size(); ++J)
-        if (Launches[I].Scope && Launches[J].Scope == Launches[I].Scope &&
-            Launches[J].Position > Launches[I].Position) {
-          R.Pairs.push_back(relate(I, J));
-          break;
-        }
+      if (consecutive(I, I + 1))
+        R.Pairs.push_back(relate(I, I + 1));
     findGroups(R);
     return R;
   }
@@ -668,28 +721,65 @@ private:
   ASTUnit &Unit;
   const std::vector<KernelLaunch> &Launches;
   const std::vector<std::optional<KernelUses>> &Uses;
+  mutable std::map<const FunctionDecl *, std::unique_ptr<HostAliases>> Aliases;
 
-  std::vector<BufferUse> buffersOf(size_t I, LaunchPair &P) const {
+  /// Whether launch \p J follows launch \p I on every path: the next
+  /// statements of one block, with nothing between them that branches,
+  /// jumps or can be jumped to.
+  bool consecutive(size_t I, size_t J) const {
+    const KernelLaunch &A = Launches[I], &B = Launches[J];
+    if (!A.Scope || A.Scope != B.Scope || !A.Straight || !B.Straight ||
+        B.Position <= A.Position || A.Caller != B.Caller)
+      return false;
+    for (unsigned S = A.Position + 1; S < B.Position; ++S)
+      if (jumps(A.Scope->body_begin()[S]))
+        return false;
+    return true;
+  }
+
+  static bool jumps(const Stmt *S) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      bool Found = false;
+      bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+      bool VisitStmt(Stmt *S) {
+        Found |= isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, LabelStmt,
+                     SwitchCase, CXXThrowExpr>(S);
+        return !Found;
+      }
+    } F;
+    F.TraverseStmt(const_cast<Stmt *>(S));
+    return F.Found;
+  }
+
+  std::vector<BufferUse> buffersOf(size_t I) const {
     const KernelLaunch &L = Launches[I];
     std::vector<BufferUse> Out;
     for (size_t A = 0; A < L.Args.size(); ++A) {
       const LaunchedValue &V = L.Args[A];
       ParamUse Use = Uses[I] && A < Uses[I]->Params.size() ? Uses[I]->Params[A] : ParamUse::Unknown;
-      if (!V.IsPointer && Use != ParamUse::Unknown)
+      if (Use == ParamUse::None || !V.IsPointer)
         continue;
-      if (Use == ParamUse::None)
-        continue;
-      if (V.Buffer.empty()) {
-        P.Assumptions.push_back({LaunchAssumption::Unfollowed, V.Text, L.Loc});
-        continue;
-      }
-      if (Use == ParamUse::Unknown)
-        P.Assumptions.push_back({LaunchAssumption::UnknownUse, V.Buffer, L.Loc});
-      Out.push_back({V.Buffer, Use});
+      BufferUse B{V.Buffer.empty() ? V.Text : V.Buffer, {}, Use};
+      B.Roots.Names.insert(V.Roots.begin(), V.Roots.end());
+      B.Roots.Any = V.AnyBuffer;
+      B.Roots.Why = V.Unfollowed;
+      B.Roots.Received = V.Received;
+      Out.push_back(std::move(B));
     }
-    if (Uses[I])
-      for (const std::string &Var : Uses[I]->DeviceVariables)
-        Out.push_back({Var, ParamUse::Unknown});
+    if (!Uses[I])
+      return Out;
+    for (const VariableUse &Var : Uses[I]->DeviceVariables) {
+      BufferUse B{Var.Name, {}, Var.Use};
+      B.Roots.Names.insert(Var.Name);
+      Out.push_back(std::move(B));
+    }
+    if (Uses[I]->Unseen != ParamUse::None) {
+      BufferUse B{"memory " + L.KernelName + " reaches through " + Uses[I]->UnseenWhy, {},
+                  Uses[I]->Unseen};
+      B.Roots.Any = true;
+      B.Roots.Why = "kfuse cannot tie it to an argument";
+      Out.push_back(std::move(B));
+    }
     return Out;
   }
 
@@ -702,29 +792,30 @@ private:
       if (!Launches[K].Kernel || !Launches[K].ArgsKnown) {
         std::string What =
             Launches[K].Kernel ? Launches[K].KernelName : "a kernel through a pointer";
-        P.Conflicts.push_back({LaunchConflict::UnknownKernel, What, Launches[K].Loc});
+        P.Conflicts.push_back({LaunchConflict::UnknownKernel, What, Launches[K].Loc, "", ""});
       }
-    std::vector<BufferUse> First = buffersOf(I, P), Second = buffersOf(J, P);
-    std::set<std::string> Named;
+    std::vector<BufferUse> First = buffersOf(I), Second = buffersOf(J);
+    std::set<std::pair<std::string, std::string>> Named;
     for (const BufferUse &X : First)
       for (const BufferUse &Y : Second) {
-        if (X.Buffer != Y.Buffer || !Named.insert(X.Buffer).second)
+        std::string Why;
+        if (!X.Roots.mayShare(Y.Roots, Why) || !Named.insert({X.Name, Y.Name}).second)
           continue;
+        std::string Other = X.Name == Y.Name ? "" : Y.Name;
+        std::string Alias = X.Name == Y.Name ? "" : Why;
         if (writes(X.Use) && writes(Y.Use))
-          P.Conflicts.push_back({LaunchConflict::WriteAfterWrite, X.Buffer, B.Loc});
+          P.Conflicts.push_back({LaunchConflict::WriteAfterWrite, X.Name, B.Loc, Other, Alias});
         else if (writes(X.Use) && reads(Y.Use))
-          P.Conflicts.push_back({LaunchConflict::ReadAfterWrite, X.Buffer, B.Loc});
+          P.Conflicts.push_back({LaunchConflict::ReadAfterWrite, X.Name, B.Loc, Other, Alias});
         else if (reads(X.Use) && writes(Y.Use))
-          P.Conflicts.push_back({LaunchConflict::WriteAfterRead, X.Buffer, B.Loc});
-        else
-          Named.erase(X.Buffer);
+          P.Conflicts.push_back({LaunchConflict::WriteAfterRead, X.Name, B.Loc, Other, Alias});
       }
     relateHostCode(P, First, Second);
-    std::set<std::string> Roots;
+    bool Received = false;
     for (const auto *Side : {&First, &Second})
       for (const BufferUse &U : *Side)
-        Roots.insert(U.Buffer);
-    if (P.independent() && Roots.size() > 1)
+        Received |= U.Roots.Received;
+    if (P.independent() && Received && First.size() + Second.size() > 1)
       P.Assumptions.push_back({LaunchAssumption::DistinctBuffers, "", A.Loc});
     if (A.CallerRejected)
       P.Assumptions.push_back(
@@ -739,52 +830,152 @@ private:
   void relateHostCode(LaunchPair &P, const std::vector<BufferUse> &First,
                       const std::vector<BufferUse> &Second) const {
     const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
-    std::set<std::string> Buffers;
+    std::vector<const BufferUse *> Buffers;
     for (const auto *Side : {&First, &Second})
       for (const BufferUse &U : *Side)
-        Buffers.insert(rootOf(U.Buffer));
+        Buffers.push_back(&U);
     std::set<const VarDecl *> Given;
     for (const KernelLaunch *L : {&A, &B}) {
       std::set<const VarDecl *> N = namedIn(L->Site);
       Given.insert(N.begin(), N.end());
     }
     const SourceManager &SM = Unit.getSourceManager();
+    HostAliases &Aliases = aliasesOf(*A.Caller);
+    // Launches of a group between the two are related to each by their own pairs.
+    std::set<unsigned> Launched;
+    for (size_t K = P.First + 1; K < P.Second; ++K)
+      if (Launches[K].Scope == A.Scope)
+        Launched.insert(Launches[K].Position);
     for (unsigned S = A.Position + 1; S < B.Position; ++S) {
+      if (Launched.count(S))
+        continue;
       const Stmt *Between = A.Scope->body_begin()[S];
       SourceLocation Loc = SM.getExpansionLoc(Between->getBeginLoc());
-      bool Conflict = false;
-      for (const VarDecl *V : namedIn(Between))
-        if (Buffers.count(V->getNameAsString())) {
-          P.Conflicts.push_back({LaunchConflict::HostUse, V->getNameAsString(), Loc});
-          Conflict = true;
-          break;
-        }
-      if (!Conflict)
-        for (const VarDecl *V : writtenIn(Between))
-          if (Given.count(V)) {
-            P.Conflicts.push_back({LaunchConflict::HostUse, V->getNameAsString(), Loc});
-            Conflict = true;
-            break;
-          }
-      if (const CallExpr *Wait = Conflict ? nullptr : waitingCall(Between))
+      std::string Use = usesBuffers(Between, Buffers, Aliases);
+      if (Use.empty())
+        if (const VarDecl *Changed = changesGiven(Between, Given))
+          Use = Changed->getNameAsString();
+      if (Use.empty())
+        Use = unfollowedCall(Between, Buffers, Aliases, 0);
+      if (!Use.empty()) {
+        P.Conflicts.push_back({LaunchConflict::HostUse, Use, Loc, "", ""});
+        continue;
+      }
+      if (const CallExpr *Wait = waitingCall(Between))
         P.Assumptions.push_back({LaunchAssumption::HostWaits,
                                  Wait->getDirectCallee()->getNameAsString(),
                                  SM.getExpansionLoc(Wait->getBeginLoc())});
     }
   }
 
-  /// "bufs.a" -> "bufs", "d_in" -> "d_in": the variable host code names.
-  static std::string rootOf(const std::string &Buffer) {
-    size_t End = Buffer.find_first_of(".-[");
-    return Buffer.substr(0, End);
+  HostAliases &aliasesOf(const FunctionDecl &Caller) const {
+    std::unique_ptr<HostAliases> &A = Aliases[&Caller];
+    if (!A)
+      A = std::make_unique<HostAliases>(Unit.getASTContext(), Caller);
+    return *A;
   }
 
-  bool independent(size_t I, size_t J) const {
-    for (size_t K = I + 1; K < J; ++K)
-      if (Launches[K].Scope != Launches[I].Scope)
-        return false;
-    return relate(I, J).independent();
+  /// Whether \p Roots may be a buffer a launch uses.
+  static bool shared(const BufferRoots &Roots, const std::vector<const BufferUse *> &Buffers) {
+    std::string Why;
+    return llvm::any_of(Buffers,
+                        [&](const BufferUse *U) { return Roots.mayShare(U->Roots, Why); });
   }
+
+  /// What \p S names that may hold or be a buffer of the launches: a pointer
+  /// that may point into one, or an object one is a member of.
+  static std::string usesBuffers(const Stmt *S, const std::vector<const BufferUse *> &Buffers,
+                                 HostAliases &Aliases) {
+    struct Paths : RecursiveASTVisitor<Paths> {
+      std::vector<const Expr *> Found;
+      bool VisitDeclRefExpr(DeclRefExpr *R) {
+        if (isa<VarDecl>(R->getDecl()))
+          Found.push_back(R);
+        return true;
+      }
+      bool VisitMemberExpr(MemberExpr *M) {
+        if (isa<FieldDecl>(M->getMemberDecl()))
+          Found.push_back(M);
+        return true;
+      }
+    } Named;
+    Named.TraverseStmt(const_cast<Stmt *>(S));
+    for (const Expr *E : Named.Found) {
+      std::string Path = Aliases.pathOf(E);
+      if (Path.empty())
+        continue;
+      if ((E->getType()->isPointerType() || E->getType()->isArrayType()) &&
+          shared(Aliases.rootsOf(E), Buffers))
+        return Path;
+      for (const BufferUse *U : Buffers)
+        if (llvm::any_of(U->Roots.Names, [&](const std::string &N) {
+              return N == Path || llvm::StringRef(N).starts_with(Path + ".") ||
+                     llvm::StringRef(N).starts_with(Path + "->");
+            }))
+          return Path;
+    }
+    return "";
+  }
+
+  static const VarDecl *changesGiven(const Stmt *S, const std::set<const VarDecl *> &Given) {
+    for (const VarDecl *V : writtenIn(S))
+      if (Given.count(V))
+        return V;
+    return nullptr;
+  }
+
+  /// A call in \p S that may reach a launch's buffer some way kfuse does not
+  /// follow: a launch; a copy, fill or free of memory a buffer may be; a
+  /// library function while a launch's buffer cannot be followed; a
+  /// function of the program that does any of these.
+  static std::string unfollowedCall(const Stmt *S, const std::vector<const BufferUse *> &Buffers,
+                                    HostAliases &Aliases, unsigned Depth) {
+    struct Calls : RecursiveASTVisitor<Calls> {
+      std::vector<const CallExpr *> Found;
+      bool VisitCallExpr(CallExpr *C) {
+        Found.push_back(C);
+        return true;
+      }
+    } Calls;
+    Calls.TraverseStmt(const_cast<Stmt *>(S));
+    bool Unfollowed = llvm::any_of(Buffers, [](const BufferUse *U) { return U->Roots.Any; });
+    for (const CallExpr *C : Calls.Found) {
+      if (isa<CUDAKernelCallExpr>(C))
+        return "a kernel launch";
+      const FunctionDecl *F = C->getDirectCallee();
+      if (!F)
+        return "a call through a pointer";
+      std::string Name = F->getIdentifier() ? F->getName().str() : F->getNameAsString();
+      if (harmlessCall(Name))
+        continue;
+      if (memoryCall(Name)) {
+        for (const Expr *Arg : C->arguments())
+          if (Depth > 0 || Arg->getType()->isPointerType() || Arg->getType()->isArrayType() ||
+              isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()))
+            if (Depth > 0 || shared(Aliases.rootsOf(Arg), Buffers))
+              return "'" + Name + "'";
+        continue;
+      }
+      const SourceManager &SM = F->getASTContext().getSourceManager();
+      if (SM.isInSystemHeader(F->getLocation()) || F->getBuiltinID()) {
+        // The toolkit's and the standard library's own functions touch a
+        // buffer only when given one, which usesBuffers checks.
+        if (Unfollowed || llvm::StringRef(Name).starts_with("cu"))
+          return "'" + Name + "'";
+        continue;
+      }
+      const FunctionDecl *Def = nullptr;
+      if (!F->hasBody(Def) || !Def || Depth >= 3)
+        return "'" + Name + "'";
+      // Inside another function, any memory call may be one of the buffers.
+      if (std::string Inner = unfollowedCall(Def->getBody(), Buffers, Aliases, Depth + 1);
+          !Inner.empty())
+        return "'" + Name + "', which calls " + Inner;
+    }
+    return "";
+  }
+
+  bool independent(size_t I, size_t J) const { return relate(I, J).independent(); }
 
   void findGroups(LaunchRelations &R) const {
     std::vector<size_t> Run;

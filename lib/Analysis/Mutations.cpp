@@ -36,10 +36,25 @@ public:
       Mutated(C->getImplicitObjectArgument());
     return true;
   }
+  /// `T &r = x;` lets every store through r change x.
+  bool VisitVarDecl(VarDecl *V) {
+    QualType T = V->getType();
+    if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified() && V->getInit())
+      Mutated(V->getInit());
+    return true;
+  }
   bool VisitCallExpr(CallExpr *C) {
     const FunctionDecl *F = C->getDirectCallee();
-    for (unsigned I = 0; F && I < C->getNumArgs() && I < F->getNumParams(); ++I) {
-      QualType T = F->getParamDecl(I)->getType();
+    // A member operator's object is its first argument, not a parameter.
+    unsigned Object = 0;
+    if (const auto *M = dyn_cast_or_null<CXXMethodDecl>(F);
+        M && isa<CXXOperatorCallExpr>(C) && M->isInstance()) {
+      Object = 1;
+      if (!M->isConst() && C->getNumArgs() > 0)
+        Mutated(C->getArg(0));
+    }
+    for (unsigned I = Object; F && I < C->getNumArgs() && I - Object < F->getNumParams(); ++I) {
+      QualType T = F->getParamDecl(I - Object)->getType();
       if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
         Mutated(C->getArg(I));
     }

@@ -107,24 +107,40 @@ private:
   }
 
   /// Each pointer parameter's accesses with their indices, which decide
-  /// whether a later kernel may read what this one wrote in the same thread.
+  /// whether a later kernel may read what this one wrote in the same thread,
+  /// then the memory the kernel reaches otherwise.
   void printBuffers(const FunctionDecl &Kernel) const {
     KernelAccesses A = analyzeAccesses(Kernel, std::nullopt);
-    if (A.Buffers.empty())
+    if (!A.Buffers.empty())
+      OS << "  buffers:\n";
+    for (const MemoryAccesses &B : A.Buffers) {
+      OS << "    " << B.Param->getName() << ":" << (B.Accesses.empty() ? " never accessed" : "")
+         << "\n";
+      printAccesses(B);
+    }
+    if (A.Other.empty())
       return;
-    OS << "  buffers:\n";
-    for (const BufferAccesses &B : A.Buffers) {
-      OS << "    " << B.Param->getName() << ":";
-      if (B.Accesses.empty() && B.Escape.empty())
-        OS << " never accessed";
-      OS << "\n";
-      for (const MemoryAccess &Access : B.Accesses)
-        OS << "      " << spelling(Access.Kind) << " [" << Access.Index.str() << "]"
-           << guardsText(Access.Guards) << (Access.InLoop ? ", in a loop" : "") << " (line "
-           << line(Access.Site->getBeginLoc())
-           << (Access.Helper ? ", in " + Access.Helper->getNameAsString() : "") << ")\n";
-      if (!B.Escape.empty())
-        OS << "      escapes: " << B.Escape << " (line " << line(B.EscapeLoc) << ")\n";
+    OS << "  other memory:\n";
+    for (const MemoryAccesses &M : A.Other) {
+      OS << "    " << M.describe() << ":\n";
+      printAccesses(M);
+    }
+  }
+
+  void printAccesses(const MemoryAccesses &M) const {
+    for (const MemoryAccess &Access : M.Accesses) {
+      OS << "      " << spelling(Access.Kind);
+      if (Access.Kind == AccessKind::Unknown)
+        OS << " at '" << Access.Text << "': " << Access.Why;
+      else if (!Access.IndexKnown)
+        OS << " at '" << Access.Text << "', elements kfuse cannot name: " << Access.Why;
+      else if (Access.Width > 1)
+        OS << " " << Access.Width << " elements from [" << Access.Index.str() << "]";
+      else
+        OS << " [" << Access.Index.str() << "]";
+      OS << guardsText(Access.Guards) << (Access.InLoop ? ", in a loop" : "") << " (line "
+         << line(Access.Loc)
+         << (Access.Helper ? ", in " + Access.Helper->getNameAsString() : "") << ")\n";
     }
   }
 

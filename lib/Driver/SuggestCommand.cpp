@@ -303,13 +303,23 @@ private:
 
   static std::string conflict(const LaunchConflict &X, const std::string &A, const std::string &B,
                               const SourceManager &SM) {
-    std::string Buffer = "'" + X.Buffer + "'";
+    std::string Buffer = "'" + X.Buffer + "'", Other = "'" + X.Other + "'";
+    std::string Alias = X.MayAlias.empty() ? "" : " (" + X.MayAlias + ")";
     switch (X.What) {
     case LaunchConflict::ReadAfterWrite:
+      if (!X.Other.empty())
+        return B + " reads " + Other + ", which may be " + Buffer + " that " + A + " writes" +
+               Alias;
       return B + " reads " + Buffer + ", which " + A + " writes";
     case LaunchConflict::WriteAfterRead:
+      if (!X.Other.empty())
+        return B + " writes " + Other + ", which may be " + Buffer + " that " + A + " reads" +
+               Alias;
       return B + " writes " + Buffer + ", which " + A + " reads";
     case LaunchConflict::WriteAfterWrite:
+      if (!X.Other.empty())
+        return A + " writes " + Buffer + " and " + B + " writes " + Other +
+               ", which may be one buffer" + Alias;
       return A + " and " + B + " both write " + Buffer;
     case LaunchConflict::HostUse:
       return "host code between them uses " + Buffer + " (" + location(SM, X.Loc) + ")";
@@ -323,13 +333,8 @@ private:
                                 const std::string &B, const SourceManager &SM) {
     switch (X.What) {
     case LaunchAssumption::DistinctBuffers:
-      return "pointers read from different variables point to different buffers";
-    case LaunchAssumption::Unfollowed:
-      return "'" + X.Subject + "' (" + location(SM, X.Loc) +
-             "), which kfuse cannot follow, shares no buffer with the other launch";
-    case LaunchAssumption::UnknownUse:
-      return "the kernel at " + location(SM, X.Loc) + " reads and writes '" + X.Subject +
-             "' (kfuse cannot see how it uses it)";
+      return "pointers the launching function receives (its parameters, globals it does not "
+             "assign) point to different buffers; its callers must keep them so";
     case LaunchAssumption::HostWaits:
       return X.Subject + " between them (" + location(SM, X.Loc) + ") only waits: fusing runs " +
              B + " before it";

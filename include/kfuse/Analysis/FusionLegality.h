@@ -68,6 +68,15 @@ const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Un
 bool checkLaunchBounds(const std::vector<FusionMember> &Members,
                        const std::vector<unsigned> &RangeSizes, Reporter &Diags);
 
+/// Fused, the members no longer run one after the other, so memory one
+/// writes and another uses must be apart. Kernels' arguments are the
+/// launcher's to keep apart (flows name those that are not); reports each
+/// __device__ variable one member writes and another uses, and memory a
+/// member reaches that no argument names (a pointer loaded from a variable,
+/// made from an integer, a surface) which another member may use. Returns
+/// true when there is none.
+bool checkMemoryOrder(const std::vector<FusionMember> &Members, Reporter &Diags);
+
 /// Reports, at its source, every construct that keeps the members from being
 /// fused horizontally without deadlock, race or a change of result. Returns
 /// true when there is none.

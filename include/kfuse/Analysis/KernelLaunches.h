@@ -43,6 +43,16 @@ struct LaunchedValue {
   /// The bytes a cudaMalloc of the function gave the buffer, when constant.
   std::optional<uint64_t> AllocatedBytes;
   bool IsPointer = false;
+  /// The buffers a pointer may point into, each named by the variable (or
+  /// member) that received it: one for a pointer the function allocates or
+  /// receives and never reassigns, several for one it assigns more than one.
+  std::vector<std::string> Roots;
+  /// kfuse cannot follow the pointer: it may point into any buffer.
+  bool AnyBuffer = false;
+  std::string Unfollowed; ///< Why, when AnyBuffer.
+  /// A root is a pointer the function receives (a parameter, or a global
+  /// it never assigns): distinct from others only if its callers keep it so.
+  bool Received = false;
 };
 
 /// A grid or block: as written and, where constant, its three extents.
@@ -72,6 +82,9 @@ struct KernelLaunch {
   const clang::CompoundStmt *Scope = nullptr;
   unsigned Position = 0;
   bool InLoop = false;
+  /// The launch runs whenever its statement in Scope does: it is not in a
+  /// branch of an expression, a lambda, a case or a label of its own.
+  bool Straight = true;
   /// Why Clang rejects part of the calling function, whose launches are
   /// then read from what it could parse; null when it does not.
   const Rejection *CallerRejected = nullptr;
@@ -86,17 +99,27 @@ std::vector<KernelLaunch> findLaunches(clang::ASTUnit &HostUnit, const RejectedC
 enum class ParamUse { None, Read, Written, ReadWritten, Unknown };
 inline bool reads(ParamUse U) { return U != ParamUse::None && U != ParamUse::Written; }
 inline bool writes(ParamUse U) { return U != ParamUse::None && U != ParamUse::Read; }
+/// Both uses together.
+ParamUse combine(ParamUse A, ParamUse B);
+
+/// A __device__, __managed__ or __constant__ variable a kernel uses.
+struct VariableUse {
+  std::string Name; ///< Qualified.
+  ParamUse Use = ParamUse::None;
+};
 
 /// What a kernel's launch shares with other launches.
 struct KernelUses {
-  /// Per parameter. A pointer that escapes kfuse's view is Unknown; a value
-  /// that holds no pointer is None; a class or array holding pointers is
-  /// Unknown.
+  /// Per parameter: how the kernel uses the buffer a pointer parameter
+  /// points into (Unknown where kfuse cannot classify a use); None for
+  /// every other parameter.
   std::vector<ParamUse> Params;
-  /// __device__ and __managed__ variables it reaches, itself or through
-  /// what it calls (qualified names): taken as read and written.
-  /// __constant__ ones are read-only to kernels and left out.
-  std::vector<std::string> DeviceVariables;
+  /// Variables it reaches, itself or through what it calls.
+  std::vector<VariableUse> DeviceVariables;
+  /// Memory no argument names: reached through pointers the arguments
+  /// hold, or some way kfuse cannot follow. It may be any buffer.
+  ParamUse Unseen = ParamUse::None;
+  std::string UnseenWhy; ///< The first such access and why, for messages.
 };
 
 /// How \p Kernel, a device-side definition in \p DeviceUnit, uses what its
@@ -115,14 +138,17 @@ struct LaunchConflict {
   } What;
   std::string Buffer;        ///< The buffer, or the launch that is not known.
   clang::SourceLocation Loc; ///< The host use, for HostUse.
+  /// For a buffer: what the second launch names, when it is not Buffer,
+  /// and why the two may be one ("kfuse cannot follow 'x.data()'").
+  std::string Other, MayAlias;
 };
 
 /// What kfuse took on trust when it called two launches independent.
 struct LaunchAssumption {
   enum Kind {
-    DistinctBuffers, ///< Pointers read from different variables point to different buffers.
-    Unfollowed,      ///< An argument kfuse cannot follow shares no buffer with the other launch.
-    UnknownUse,      ///< The kernel's use of a pointer is not visible; taken as read and written.
+    /// Pointers the launching function receives (its parameters, globals it
+    /// does not assign) point to different buffers: its callers decide.
+    DistinctBuffers,
     HostWaits,    ///< Host code between them waits for the GPU; fusing moves the second before it.
     OtherStreams, ///< On different streams, they may already overlap without fusion.
     RejectedHost, ///< Clang rejects part of the host function; read from what it parsed.
@@ -131,7 +157,8 @@ struct LaunchAssumption {
   clang::SourceLocation Loc;
 };
 
-/// Two launches that follow one another in one block of host code.
+/// Two launches that follow one another on every path through one block
+/// of host code: nothing between them branches, loops, jumps or launches.
 struct LaunchPair {
   size_t First = 0, Second = 0;          ///< Indices into the launches.
   std::vector<LaunchConflict> Conflicts; ///< Empty: they can run side by side.

@@ -17,7 +17,8 @@ namespace kfuse {
 /// Calls \p Mutated with each expression \p Body may store into: the left
 /// side of an assignment (built-in or overloaded), what is incremented or
 /// decremented, what has its address taken, what is bound to a non-const
-/// reference parameter, and the object of a non-const method call.
+/// reference (a parameter or a variable), and the object of a non-const
+/// method call.
 void forEachMutation(const clang::Stmt *Body,
                      llvm::function_ref<void(const clang::Expr *)> Mutated);
 
