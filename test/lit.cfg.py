@@ -14,7 +14,9 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.environment["HOME"] = os.environ.get("HOME", "/tmp")
 
-kfuse = os.path.join(config.kfuse_binary_dir, "bin", "kfuse")
+# `lit -Dkfuse=PATH` runs the suite against another build, such as the one
+# before a fix, to see a new test fail there.
+kfuse = lit_config.params.get("kfuse", os.path.join(config.kfuse_binary_dir, "bin", "kfuse"))
 # A CUDA toolkit: nvcc compiles what kfuse emits, and its headers are what
 # kfuse parses kernels against. Tests that need either say `REQUIRES: nvcc`;
 # without one the suite still configures and runs the rest.

@@ -557,8 +557,7 @@ private:
       return std::nullopt;
     };
     auto NotPrivate = [&](const Side &S, const std::string &Why) {
-      Diags.report(S.Access->Loc, sourcesOf(S.Member), ID::TemporaryNotPrivate)
-          << Name << Why;
+      Diags.report(S.Access->Loc, sourcesOf(S.Member), ID::TemporaryNotPrivate) << Name << Why;
       return std::nullopt;
     };
     for (const FlowSpec &Other : F.Flows)

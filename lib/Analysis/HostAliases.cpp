@@ -89,8 +89,7 @@ HostAliases::HostAliases(ASTContext &Ctx, const FunctionDecl &Fn)
     explicit Finder(HostAliases &H) : H(H), F(*H.F) {}
 
     std::string line(const Stmt *S) const {
-      return std::to_string(
-          H.Ctx.getSourceManager().getExpansionLineNumber(S->getBeginLoc()));
+      return std::to_string(H.Ctx.getSourceManager().getExpansionLineNumber(S->getBeginLoc()));
     }
     void escape(const Expr *E, const std::string &Why) {
       std::string P = H.pathOf(E);
@@ -167,10 +166,14 @@ HostAliases::HostAliases(ASTContext &Ctx, const FunctionDecl &Fn)
       for (unsigned I = Object; I < C->getNumArgs(); ++I) {
         const Expr *Arg = C->getArg(I);
         unsigned N = I - Object;
-        QualType T = Callee && N < Callee->getNumParams() ? Callee->getParamDecl(N)->getType()
-                                                          : QualType();
+        QualType T =
+            Callee && N < Callee->getNumParams() ? Callee->getParamDecl(N)->getType() : QualType();
         if (!T.isNull() && T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
           escape(Arg, "passed by reference to '" + Name + "' (line " + line(C) + ")");
+        // Through a pointer to const, the callee reads the variable.
+        if (!T.isNull() && T->isPointerType() && T->getPointeeType().isConstQualified())
+          if (const auto *A = dyn_cast<UnaryOperator>(strip(Arg)); A && A->getOpcode() == UO_AddrOf)
+            Harmless.insert(A);
       }
       return true;
     }
@@ -309,8 +312,8 @@ BufferRoots HostAliases::rootsOfPath(const std::string &Path, const Expr *Named)
     Base = M->getBase();
   const auto *Ref = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
   const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  bool Outside = !V || isa<ParmVarDecl>(V) || V->hasGlobalStorage() ||
-                 V->getType()->isReferenceType();
+  bool Outside =
+      !V || isa<ParmVarDecl>(V) || V->hasGlobalStorage() || V->getType()->isReferenceType();
   if (Outside || F->Allocated.count(Path) || Sources == F->Assigned.end())
     R.Names.insert(Path);
   R.Received = Outside;

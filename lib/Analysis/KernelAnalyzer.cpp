@@ -589,10 +589,46 @@ std::vector<const FunctionDecl *> findKernels(ASTUnit &Unit) {
 }
 
 const FunctionDecl *findKernel(ASTUnit &Unit, llvm::StringRef Name) {
+  std::vector<const FunctionDecl *> All = kernelsNamed(Unit, Name);
+  return All.empty() ? nullptr : All.front();
+}
+
+std::vector<const FunctionDecl *> kernelsNamed(ASTUnit &Unit, llvm::StringRef Name) {
+  std::vector<const FunctionDecl *> Found;
   for (const FunctionDecl *F : findKernels(Unit))
     if (F->getQualifiedNameAsString() == Name || F->getNameAsString() == Name)
-      return F;
-  return nullptr;
+      Found.push_back(F);
+  return Found;
+}
+
+namespace {
+
+/// A kernel as both sides of a compilation see it: its qualified name,
+/// template arguments and parameter types.
+std::string signatureOf(const FunctionDecl &F) {
+  std::string S = instantiationName(F) + "(";
+  for (const ParmVarDecl *P : F.parameters())
+    S += P->getType().getCanonicalType().getUnqualifiedType().getAsString() + ",";
+  return S + ")";
+}
+
+} // namespace
+
+const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::string Wanted;
+    const FunctionDecl *Found = nullptr;
+    bool shouldVisitTemplateInstantiations() const { return true; }
+    bool VisitFunctionDecl(FunctionDecl *F) {
+      if (!Found && F->hasAttr<CUDAGlobalAttr>() && F->doesThisDeclarationHaveABody() &&
+          !F->isDependentContext() && signatureOf(*F) == Wanted)
+        Found = F;
+      return !Found;
+    }
+  } F;
+  F.Wanted = signatureOf(Declared);
+  F.TraverseDecl(Unit.getASTContext().getTranslationUnitDecl());
+  return F.Found;
 }
 
 std::string kernelNameKey(StringRef Text) {

@@ -644,8 +644,7 @@ KernelUses kernelUses(ASTUnit &DeviceUnit, const FunctionDecl &Kernel,
   KernelUses Uses;
   KernelAccesses Accesses = analyzeAccesses(Kernel, std::nullopt);
   for (const ParmVarDecl *P : Kernel.parameters()) {
-    const MemoryAccesses *B =
-        P->getType()->isPointerType() ? Accesses.find(P->getName()) : nullptr;
+    const MemoryAccesses *B = P->getType()->isPointerType() ? Accesses.find(P->getName()) : nullptr;
     Uses.Params.push_back(B ? useOf(*B) : ParamUse::None);
   }
   for (const MemoryAccesses &M : Accesses.Other) {
@@ -654,8 +653,10 @@ KernelUses kernelUses(ASTUnit &DeviceUnit, const FunctionDecl &Kernel,
       continue;
     }
     Uses.Unseen = combine(Uses.Unseen, useOf(M));
-    if (Uses.UnseenWhy.empty() && !M.Accesses.empty())
-      Uses.UnseenWhy = "'" + M.Accesses.front().Text + "', " + M.Accesses.front().Why;
+    if (Uses.UnseenAt.empty() && !M.Accesses.empty()) {
+      Uses.UnseenAt = M.Accesses.front().Text;
+      Uses.UnseenWhy = M.Accesses.front().Why;
+    }
   }
   // Code Clang rejects was read only in part: it may do anything.
   KernelModel Model = analyzeKernel(DeviceUnit, Kernel, Rejected);
@@ -665,7 +666,8 @@ KernelUses kernelUses(ASTUnit &DeviceUnit, const FunctionDecl &Kernel,
       Why = C.Effect.Rejected;
   if (Why) {
     Uses.Unseen = ParamUse::Unknown;
-    Uses.UnseenWhy = "Clang rejects part of its code (" + Why->Message + ")";
+    Uses.UnseenAt = "code Clang rejects";
+    Uses.UnseenWhy = Why->Message;
   }
   return Uses;
 }
@@ -681,19 +683,54 @@ struct BufferUse {
 
 /// Calls between two launches that neither touch the GPU's memory nor wait.
 bool harmlessCall(llvm::StringRef Name) {
-  return llvm::is_contained(
-      {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName",
-       "cudaEventRecord", "cudaEventRecordWithFlags", "cudaEventCreate", "cudaEventCreateWithFlags",
-       "cudaEventElapsedTime", "cudaEventQuery", "cudaEventDestroy", "cudaStreamQuery",
-       "cudaGetDevice", "cudaGetDeviceCount", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
-       "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
-       "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize",
-       "cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaStreamSynchronize",
-       "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaMalloc", "cudaMallocManaged",
-       "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch", "cudaStreamCreate",
-       "cudaStreamCreateWithFlags", "printf", "fprintf", "puts", "putchar", "fputs", "fflush",
-       "exit", "abort", "__assert_fail", "clock", "gettimeofday", "clock_gettime", "time", "now"},
-      Name);
+  return llvm::is_contained({"cudaGetLastError",
+                             "cudaPeekAtLastError",
+                             "cudaGetErrorString",
+                             "cudaGetErrorName",
+                             "cudaEventRecord",
+                             "cudaEventRecordWithFlags",
+                             "cudaEventCreate",
+                             "cudaEventCreateWithFlags",
+                             "cudaEventElapsedTime",
+                             "cudaEventQuery",
+                             "cudaEventDestroy",
+                             "cudaStreamQuery",
+                             "cudaGetDevice",
+                             "cudaGetDeviceCount",
+                             "cudaGetDeviceProperties",
+                             "cudaDeviceGetAttribute",
+                             "cudaFuncGetAttributes",
+                             "cudaFuncSetAttribute",
+                             "cudaFuncSetCacheConfig",
+                             "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                             "cudaOccupancyMaxPotentialBlockSize",
+                             "cudaDeviceSynchronize",
+                             "cudaThreadSynchronize",
+                             "cudaStreamSynchronize",
+                             "cudaEventSynchronize",
+                             "cudaStreamWaitEvent",
+                             "cudaMalloc",
+                             "cudaMallocManaged",
+                             "cudaMallocHost",
+                             "cudaHostAlloc",
+                             "cudaMallocPitch",
+                             "cudaStreamCreate",
+                             "cudaStreamCreateWithFlags",
+                             "printf",
+                             "fprintf",
+                             "puts",
+                             "putchar",
+                             "fputs",
+                             "fflush",
+                             "exit",
+                             "abort",
+                             "__assert_fail",
+                             "clock",
+                             "gettimeofday",
+                             "clock_gettime",
+                             "time",
+                             "now"},
+                            Name);
 }
 
 /// Calls that copy, fill or free memory only through their arguments.
@@ -728,8 +765,8 @@ private:
   /// jumps or can be jumped to.
   bool consecutive(size_t I, size_t J) const {
     const KernelLaunch &A = Launches[I], &B = Launches[J];
-    if (!A.Scope || A.Scope != B.Scope || !A.Straight || !B.Straight ||
-        B.Position <= A.Position || A.Caller != B.Caller)
+    if (!A.Scope || A.Scope != B.Scope || !A.Straight || !B.Straight || B.Position <= A.Position ||
+        A.Caller != B.Caller)
       return false;
     for (unsigned S = A.Position + 1; S < B.Position; ++S)
       if (jumps(A.Scope->body_begin()[S]))
@@ -774,10 +811,10 @@ private:
       Out.push_back(std::move(B));
     }
     if (Uses[I]->Unseen != ParamUse::None) {
-      BufferUse B{"memory " + L.KernelName + " reaches through " + Uses[I]->UnseenWhy, {},
-                  Uses[I]->Unseen};
+      BufferUse B{Uses[I]->UnseenAt, {}, Uses[I]->Unseen};
       B.Roots.Any = true;
-      B.Roots.Why = "kfuse cannot tie it to an argument";
+      B.Roots.Why = "at '" + Uses[I]->UnseenAt + "', " + L.KernelName + " reaches memory through " +
+                    Uses[I]->UnseenWhy + ", which kfuse cannot tie to an argument";
       Out.push_back(std::move(B));
     }
     return Out;
@@ -878,8 +915,7 @@ private:
   /// Whether \p Roots may be a buffer a launch uses.
   static bool shared(const BufferRoots &Roots, const std::vector<const BufferUse *> &Buffers) {
     std::string Why;
-    return llvm::any_of(Buffers,
-                        [&](const BufferUse *U) { return Roots.mayShare(U->Roots, Why); });
+    return llvm::any_of(Buffers, [&](const BufferUse *U) { return Roots.mayShare(U->Roots, Why); });
   }
 
   /// What \p S names that may hold or be a buffer of the launches: a pointer

@@ -24,6 +24,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/Builtins.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -274,8 +275,8 @@ std::optional<Intrinsic> intrinsicOf(llvm::StringRef Name) {
   if (Name.starts_with("surf") && Name.contains("read"))
     return Intrinsic::SurfaceRead;
   if (Name.starts_with("tex") &&
-      (Name.size() > 3 && (std::isdigit(static_cast<unsigned char>(Name[3])) ||
-                           Name.starts_with("texCubemap"))))
+      (Name.size() > 3 &&
+       (std::isdigit(static_cast<unsigned char>(Name[3])) || Name.starts_with("texCubemap"))))
     return Intrinsic::TextureRead;
   return std::nullopt;
 }
@@ -304,8 +305,7 @@ bool isDeviceMemory(const VarDecl &V) {
   // __constant__ one is written by the host, which does not make it const.
   if (!V.hasGlobalStorage() || V.hasAttr<CUDASharedAttr>() || V.getType().isConstQualified())
     return false;
-  if (V.hasAttr<CUDADeviceAttr>() || V.hasAttr<CUDAConstantAttr>() ||
-      V.hasAttr<HIPManagedAttr>())
+  if (V.hasAttr<CUDADeviceAttr>() || V.hasAttr<CUDAConstantAttr>() || V.hasAttr<HIPManagedAttr>())
     return true;
   return true;
 }
@@ -359,8 +359,7 @@ constexpr unsigned MaxCallDepth = 12;
 class AccessWalker {
 public:
   AccessWalker(const FunctionDecl &Kernel, std::optional<std::array<unsigned, 3>> Block)
-      : Kernel(Kernel), Block(Block), AST(Kernel.getASTContext()),
-        SM(AST.getSourceManager()) {}
+      : Kernel(Kernel), Block(Block), AST(Kernel.getASTContext()), SM(AST.getSourceManager()) {}
 
   KernelAccesses run() {
     for (const ParmVarDecl *P : Kernel.parameters())
@@ -535,7 +534,9 @@ private:
     return Ps;
   }
 
-  static void addPlaces(Places &To, const Places &From) { To.insert(To.end(), From.begin(), From.end()); }
+  static void addPlaces(Places &To, const Places &From) {
+    To.insert(To.end(), From.begin(), From.end());
+  }
 
   static Places guarded(Places Ps, const std::vector<IndexCondition> &Cs) {
     for (Place &P : Ps)
@@ -828,8 +829,7 @@ private:
       return;
     }
     const Expr *First = !C.Assigned.empty() ? C.Assigned.front() : C.Stepped.front();
-    std::string Why =
-        Name + " changes at line " + std::to_string(line(First->getBeginLoc()));
+    std::string Why = Name + " changes at line " + std::to_string(line(First->getBeginLoc()));
     Places All = imprecise(std::move(Initial), Why);
     Pointers[&V] = All;
     if (!Binding.insert(&V).second)
@@ -1153,9 +1153,9 @@ private:
         for (const IndexCondition &C : conditionsOf(*Exit, /*Negated=*/true))
           Guards.push_back(C);
       else if (mayLeave(Child))
-        Guards.push_back({IndexExpr(), false,
-                          "code after line " + std::to_string(line(Child->getEndLoc())) +
-                              ", which may leave"});
+        Guards.push_back(
+            {IndexExpr(), false,
+             "code after line " + std::to_string(line(Child->getEndLoc())) + ", which may leave"});
     }
     Guards.resize(Depth);
   }
@@ -1282,9 +1282,10 @@ private:
     llvm::SmallVector<llvm::StringRef> Words;
     llvm::SplitString(Asm, Words, " \t\n\r;{}");
     for (llvm::StringRef Word : Words)
-      Memory |= llvm::is_contained({"ld", "ldu", "st", "atom", "red", "cp", "sust", "suld", "sured",
-                                    "tex", "tld4", "prefetch", "prefetchu", "mbarrier", "multimem",
-                                    "wgmma", "stmatrix", "ldmatrix", "cp.async", "tensormap"},
+      Memory |= llvm::is_contained({"ld",    "ldu",      "st",        "atom",     "red",
+                                    "cp",    "sust",     "suld",      "sured",    "tex",
+                                    "tld4",  "prefetch", "prefetchu", "mbarrier", "multimem",
+                                    "wgmma", "stmatrix", "ldmatrix",  "cp.async", "tensormap"},
                                    Word.split('.').first);
     bool Followed = false;
     for (unsigned I = 0; I < A.getNumOutputs(); ++I) {
@@ -1438,9 +1439,9 @@ private:
     if (V->getType()->isReferenceType()) {
       if (auto It = References.find(V); It != References.end())
         return It->second;
-      return {{unknownPlace("kfuse cannot follow what reference '" + V->getName().str() +
-                            "' names")},
-              std::nullopt};
+      return {
+          {unknownPlace("kfuse cannot follow what reference '" + V->getName().str() + "' names")},
+          std::nullopt};
     }
     if (V->getType()->isPointerType() && !V->hasGlobalStorage())
       return {{}, pointerVariable(*V)};
@@ -1721,8 +1722,7 @@ private:
         continue;
       Value O = visit(E);
       if (E->getType()->isPointerType())
-        record(pointee(O, E), AccessKind::Unknown, E, QualType(),
-               "an operand of " + quoted(&A));
+        record(pointee(O, E), AccessKind::Unknown, E, QualType(), "an operand of " + quoted(&A));
     }
     return {};
   }
@@ -1777,6 +1777,24 @@ private:
       return {*This, std::nullopt};
     }
     llvm::StringRef Name = Callee->getIdentifier() ? Callee->getName() : "";
+    switch (Callee->getBuiltinID()) {
+    case Builtin::BImove:
+    case Builtin::BImove_if_noexcept:
+    case Builtin::BIforward:
+    case Builtin::BIforward_like:
+    case Builtin::BIas_const:
+      // Casts that name what they are given.
+      if (C.getNumArgs() == 1)
+        return visit(C.getArg(0));
+      break;
+    case Builtin::BIaddressof:
+    case Builtin::BI__addressof:
+      if (C.getNumArgs() == 1)
+        return {{}, visit(C.getArg(0)).Memory};
+      break;
+    default:
+      break;
+    }
     if (inSystemCode(*Callee))
       if (std::optional<Intrinsic> I = intrinsicOf(Name))
         return intrinsic(C, *I, First);
@@ -1789,11 +1807,9 @@ private:
     if (Callee->hasBody(Def) && Def && Def->getBody()) {
       // A function calling itself: its body is being walked already.
       if (std::find(Helpers.begin(), Helpers.end(), Def) != Helpers.end())
-        return opaqueCall(C, *Callee, First, This, Object, "'" + Name.str() + "' calls itself",
-                          "");
+        return opaqueCall(C, *Callee, First, This, Object, "'" + Name.str() + "' calls itself", "");
       if (Helpers.size() >= MaxCallDepth || Steps > StepBudget)
-        return opaqueCall(C, *Callee, First, This, Object,
-                          "kfuse stops following calls this deep",
+        return opaqueCall(C, *Callee, First, This, Object, "kfuse stops following calls this deep",
                           "lies deeper in calls than kfuse follows");
       std::vector<const Expr *> Args;
       for (unsigned I = First; I < C.getNumArgs(); ++I)
@@ -1815,7 +1831,9 @@ private:
   }
 
   Value intrinsic(const CallExpr &C, Intrinsic I, unsigned First) {
-    auto Arg = [&](unsigned N) { return N + First < C.getNumArgs() ? C.getArg(N + First) : nullptr; };
+    auto Arg = [&](unsigned N) {
+      return N + First < C.getNumArgs() ? C.getArg(N + First) : nullptr;
+    };
     auto Target = [&](unsigned N, AccessKind Kind, bool Extent) {
       const Expr *A = Arg(N);
       if (!A)
@@ -1916,8 +1934,7 @@ private:
 
   /// Walks into \p Def with its parameters bound to \p Args.
   Value inlineCall(const FunctionDecl &Def, const std::vector<const Expr *> &Args,
-                   std::optional<Places> This, const Expr *Site,
-                   const VarDecl *Object = nullptr) {
+                   std::optional<Places> This, const Expr *Site, const VarDecl *Object = nullptr) {
     struct Bound {
       const ParmVarDecl *Param;
       Value V;
@@ -1974,7 +1991,8 @@ private:
         const Expr *E = Init->getInit();
         Value V = visit(E);
         const FieldDecl *Field = Init->getAnyMember();
-        if (Field && Object && Field->getType()->isPointerType() && !Init->isIndirectMemberInitializer())
+        if (Field && Object && Field->getType()->isPointerType() &&
+            !Init->isIndirectMemberInitializer())
           Members[{Object, Field}] = pointee(V, E);
         else if (Field &&
                  (Field->getType()->isPointerType() || Field->getType()->isReferenceType()))

@@ -139,8 +139,8 @@ private:
       else
         OS << " [" << Access.Index.str() << "]";
       OS << guardsText(Access.Guards) << (Access.InLoop ? ", in a loop" : "") << " (line "
-         << line(Access.Loc)
-         << (Access.Helper ? ", in " + Access.Helper->getNameAsString() : "") << ")\n";
+         << line(Access.Loc) << (Access.Helper ? ", in " + Access.Helper->getNameAsString() : "")
+         << ")\n";
     }
   }
 

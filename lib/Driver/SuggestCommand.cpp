@@ -176,15 +176,12 @@ private:
         Found.push_back({std::move(L), Host, nullptr, nullptr, ""});
     }
     std::map<const FunctionDecl *, KernelUses> Cache;
+    for (size_t H = 0; H < Hosts.size(); ++H) {
+      size_t End = H + 1 < Hosts.size() ? Hosts[H + 1].second : Found.size();
+      for (size_t I = Hosts[H].second; I < End; ++I)
+        resolve(Found[I], Devices, H);
+    }
     for (FoundLaunch &F : Found) {
-      if (F.Launch.Kernel)
-        for (const auto &[Path, Device] : Devices)
-          if (const FunctionDecl *K = lookUpKernel(*Device, F.Launch.KernelName).Kernel) {
-            F.Device = Device;
-            F.DeviceKernel = K;
-            F.DeviceFile = Path;
-            break;
-          }
       if (!F.DeviceKernel) {
         Uses.push_back(std::nullopt);
         continue;
@@ -219,6 +216,24 @@ private:
       }
     }
     return true;
+  }
+
+  /// The definition the launch's call resolves to: in the launching file
+  /// first; in another file only for a kernel other files can see.
+  static void resolve(FoundLaunch &F, const std::vector<std::pair<std::string, ASTUnit *>> &Devices,
+                      size_t Own) {
+    if (!F.Launch.Kernel)
+      return;
+    for (size_t Pass = 0; Pass < 2 && !F.DeviceKernel; ++Pass)
+      for (size_t D = 0; D < Devices.size() && !F.DeviceKernel; ++D) {
+        if ((Pass == 0) != (D == Own) || (Pass == 1 && !F.Launch.Kernel->isExternallyVisible()))
+          continue;
+        if (const FunctionDecl *K = findSameKernel(*Devices[D].second, *F.Launch.Kernel)) {
+          F.Device = Devices[D].second;
+          F.DeviceKernel = K;
+          F.DeviceFile = Devices[D].first;
+        }
+      }
   }
 
   SuggestedArg argument(const FoundLaunch &F, size_t I) const {

@@ -17,6 +17,14 @@ std::vector<const clang::FunctionDecl *> findKernels(clang::ASTUnit &Unit);
 
 /// The kernel named \p Name (qualified or not), or null.
 const clang::FunctionDecl *findKernel(clang::ASTUnit &Unit, llvm::StringRef Name);
+/// Every kernel named \p Name: more than one for overloads.
+std::vector<const clang::FunctionDecl *> kernelsNamed(clang::ASTUnit &Unit, llvm::StringRef Name);
+
+/// The definition in \p Unit of the kernel \p Declared (from another parse,
+/// such as the host side of a file) declares: same qualified name, template
+/// arguments and parameter types; null when \p Unit defines none.
+const clang::FunctionDecl *findSameKernel(clang::ASTUnit &Unit,
+                                          const clang::FunctionDecl &Declared);
 
 /// What a kernel name from a config finds in a file.
 struct KernelLookup {

@@ -119,7 +119,8 @@ struct KernelUses {
   /// Memory no argument names: reached through pointers the arguments
   /// hold, or some way kfuse cannot follow. It may be any buffer.
   ParamUse Unseen = ParamUse::None;
-  std::string UnseenWhy; ///< The first such access and why, for messages.
+  /// The first such access as written, and how it reaches that memory.
+  std::string UnseenAt, UnseenWhy;
 };
 
 /// How \p Kernel, a device-side definition in \p DeviceUnit, uses what its
