@@ -5,6 +5,7 @@
 #include "kfuse/Diagnostics/Reporter.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 #include <algorithm>
 #include <set>
@@ -425,6 +426,25 @@ private:
     return R;
   }
 
+  /// Whether \p P's kernel reaches memory no parameter names (through
+  /// pointers its arguments hold, or some way kfuse cannot follow) that
+  /// may be the flow's buffer: a write there, or any access when the chain
+  /// writes the buffer.
+  bool reachesUnnamed(const MemberParam &P, const FlowSpec &Flow, bool Written) {
+    for (const MemoryAccesses &M : Accesses[P.Member].Other) {
+      if (M.Kind != MemoryKind::Reached && M.Kind != MemoryKind::Unknown)
+        continue;
+      for (const MemoryAccess &A : M.Accesses)
+        if (A.writes() || Written) {
+          Diags.report(A.Loc, sourcesOf(P.Member), ID::VerticalUnnamedMemory)
+              << Members[P.Member]->Spec->Id << spelling(A.Kind) << A.Text << A.Why
+              << Flow.From.spelling();
+          return true;
+        }
+    }
+    return false;
+  }
+
   /// Whether a use of \p P's buffer is one kfuse does not classify.
   bool escapes(const MemberParam &P) {
     const MemoryAccess *A = Accesses[P.Member].find(P.Param->getName())->unknown();
@@ -463,6 +483,12 @@ private:
           Earlier.push_back(sideOf(H.Member, A));
     for (const MemoryAccess &A : Accesses[To->Member].find(To->Param->getName())->Accesses)
       Later.push_back(sideOf(To->Member, A));
+    bool Written =
+        std::any_of(Earlier.begin(), Earlier.end(),
+                    [](const Side &S) { return S.Access->writes(); }) ||
+        std::any_of(Later.begin(), Later.end(), [](const Side &S) { return S.Access->writes(); });
+    if (reachesUnnamed(*From, Flow, Written) | reachesUnnamed(*To, Flow, Written))
+      return false;
     bool Ok = true, Barrier = false;
     for (const Side &E : Earlier)
       for (const Side &L : Later)
@@ -543,6 +569,33 @@ private:
     return Result && UnitGrid == Proof.UnitGrid;
   }
 
+  /// A use of \p P in its kernel's body outside every one of \p Sites.
+  const clang::DeclRefExpr *useBesides(const MemberParam &P,
+                                       const std::vector<const clang::Expr *> &Sites) {
+    struct Uses : clang::RecursiveASTVisitor<Uses> {
+      const clang::ParmVarDecl *Param;
+      std::vector<const clang::DeclRefExpr *> Found;
+      bool VisitDeclRefExpr(clang::DeclRefExpr *R) {
+        if (R->getDecl() == Param)
+          Found.push_back(R);
+        return true;
+      }
+    } U;
+    U.Param = P.Param;
+    U.TraverseStmt(Members[P.Member]->Model.Decl->getBody());
+    clang::SourceManager &SM = sourcesOf(P.Member);
+    for (const clang::DeclRefExpr *Use : U.Found) {
+      clang::SourceLocation At = SM.getExpansionLoc(Use->getLocation());
+      bool Inside = std::any_of(Sites.begin(), Sites.end(), [&](const clang::Expr *Site) {
+        return SM.isPointWithin(At, SM.getExpansionLoc(Site->getBeginLoc()),
+                                SM.getExpansionLoc(Site->getEndLoc()));
+      });
+      if (!Inside)
+        return Use;
+    }
+    return nullptr;
+  }
+
   /// The register a temporary flow can be: every access private to its
   /// thread, every read covered by a write; nothing when it cannot.
   std::optional<RegisterTemporary> privateFlow(const FlowSpec &Flow, const MemberParam &From,
@@ -600,6 +653,15 @@ private:
                                    "] as well as at [" + Earlier.front().Index.str() + "]");
         R.Accesses[S.Member].push_back(S.Access->Site);
       }
+    // The register replaces the accesses, and nothing else may name the buffer.
+    for (const MemberParam &P : {From, To})
+      if (const clang::DeclRefExpr *Use = useBesides(P, R.Accesses[P.Member]))
+        return NotPrivate(
+            Later.front(),
+            "'" + Members[P.Member]->Spec->Id + "' names '" + P.Param->getName().str() +
+                "' at line " +
+                std::to_string(sourcesOf(P.Member).getExpansionLineNumber(Use->getLocation())) +
+                " besides the accesses a register replaces");
     // Every read must run only where a write ran, or it would read a
     // register that was never set.
     for (const Side &L : Later) {

@@ -96,11 +96,40 @@ HostAliases::HostAliases(ASTContext &Ctx, const FunctionDecl &Fn)
       if (!P.empty() && !F.Escaped.count(P))
         F.Escaped[P] = Why;
     }
+    /// The members of an object built from \p Init: each pointer member
+    /// of an aggregate initializer holds its part; any other way of
+    /// building it may put anything in them.
+    void construct(const std::string &Path, QualType T, const Expr *Init) {
+      const RecordDecl *R = T->getAsRecordDecl();
+      const auto *List = dyn_cast<InitListExpr>(strip(Init));
+      if (!R || R->isUnion() || !List) {
+        if (!isa<CXXConstructExpr>(strip(Init)) ||
+            !cast<CXXConstructExpr>(strip(Init))->getConstructor()->isDefaultConstructor() ||
+            !cast<CXXConstructExpr>(strip(Init))->getConstructor()->isTrivial())
+          F.Escaped[Path] =
+              "'" + Path + "' is built by code kfuse does not follow (line " + line(Init) + ")";
+        return;
+      }
+      unsigned I = 0;
+      for (const FieldDecl *Field : R->fields()) {
+        if (I >= List->getNumInits())
+          break;
+        const Expr *Part = List->getInit(I++);
+        std::string Member = Path + "." + Field->getNameAsString();
+        if (Field->getType()->isPointerType())
+          F.Assigned[Member].push_back(Part);
+        else if (Field->getType()->isRecordType())
+          construct(Member, Field->getType(), Part);
+      }
+    }
     bool VisitVarDecl(VarDecl *V) {
       if (!V->getInit())
         return true;
       if (V->getType()->isPointerType())
         F.Assigned[V->getQualifiedNameAsString()].push_back(V->getInit());
+      if (V->getType()->isRecordType() && V->hasLocalStorage())
+        construct(V->getQualifiedNameAsString(), V->getType(), V->getInit());
+      // An array of pointers built from a list: its elements are not followed.
       QualType T = V->getType();
       if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
         escape(V->getInit(), "'" + V->getNameAsString() + "' is a reference to it (line " +

@@ -20,9 +20,16 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
   Input.ConfigPath = Request.ConfigPath;
   Input.Fusion = Request.Fusion;
   Input.Tuning = Request.Tuning;
-  std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags);
-  if (!Fused)
+  std::vector<FusionVerdict> Verdicts;
+  std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags, &Verdicts);
+  if (!Fused) {
+    // Which fusions the errors above stop, and which would fuse on their own.
+    for (const FusionVerdict &V : Verdicts)
+      Out << "kfuse: fusion '" << V.Fusion << "' "
+          << (V.Fuses ? "can be fused on its own" : "cannot be fused: see the errors above")
+          << "\n";
     return 1;
+  }
   for (const FusedKernel &K : Fused->File.Kernels)
     Out << "kfuse: fusion '" << K.Fusion << "' can be fused: " << K.Sections.size() << " kernels, "
         << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Grid) << "'\n";

@@ -196,7 +196,7 @@ private:
 } // namespace
 
 std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
-                                       Reporter &Diags) {
+                                       Reporter &Diags, std::vector<FusionVerdict> *Verdicts) {
   std::optional<Config> C = readConfigFile(Input.ConfigPath, Diags);
   if (!C)
     return std::nullopt;
@@ -219,15 +219,19 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   Pipeline.load(Fusions);
   FusionLayouts Layouts(*C, Input.Tuning, Tuning, Diags);
   for (size_t I = 0; I < Pipeline.size(); ++I) {
+    unsigned Before = Diags.errorCount();
     // A fusion whose kernels were not found is reported already.
-    if (!Pipeline.resolved(I))
-      continue;
-    std::optional<FusionLayout> Layout =
-        Layouts.of(Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)));
-    if (!Layout)
-      return std::nullopt;
-    if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
-      File.Kernels.push_back(std::move(*K));
+    if (Pipeline.resolved(I)) {
+      std::optional<FusionLayout> Layout =
+          Layouts.of(Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)));
+      if (!Layout)
+        return std::nullopt;
+      if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
+        File.Kernels.push_back(std::move(*K));
+    }
+    if (Verdicts)
+      Verdicts->push_back(
+          {Pipeline.fusion(I).Name, Pipeline.resolved(I) && Diags.errorCount() == Before});
   }
   if (Diags.errorCount() != 0)
     return std::nullopt;

@@ -43,11 +43,18 @@ struct FusionOutput {
   std::vector<std::string> Read;
 };
 
+/// What became of one fusion of the config.
+struct FusionVerdict {
+  std::string Fusion;
+  bool Fuses = false; ///< No error was reported for it.
+};
+
 /// The fused-file model of \p Input's fusions, or nothing once an error was
 /// reported: then no fusion of the config is returned, as `kfuse fuse`
-/// writes none.
+/// writes none. \p Verdicts, when given, gets each selected fusion's.
 std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
-                                       Reporter &Diags);
+                                       Reporter &Diags,
+                                       std::vector<FusionVerdict> *Verdicts = nullptr);
 
 } // namespace kfuse
 
