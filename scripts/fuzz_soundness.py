@@ -327,7 +327,7 @@ def write_harness(work, b, cases, accepted, independent):
     out = [f'#include "{"fused_" + str(b) + ".cu" if accepted else "cases_" + str(b) + ".cu"}"\n',
            '#include "soundness.h"\n']
     for c in cases:
-        if c.id in independent:
+        if c.id in independent or (c.suggest_must_depend() and c.id % 10 == 0):
             out.append(c.program(f"prog{c.id}_swapped", swapped=True))
     out.append(f"void batch_{b}(Buffers &B, Results &R) {{\n  const int n = {N};\n")
     for c in cases:
@@ -355,9 +355,13 @@ def write_harness(work, b, cases, accepted, independent):
                 f"c{c.id}<<<{GRID}, {BLOCK}>>>(B.in, B.out, B.perm, n); }};\n"
                 f"    auto fused = [&] {{ setHidden(g{c.id}, B.in); CHECK({call}); }};\n"
                 f"    R.compare(\"horizontal\", {c.id}, B, orig, fused, true); }}\n")
-        if c.id in independent:
+        # Launches kfuse calls dependent that share a buffer are run swapped
+        # too, as a control: the oracle must see those differ.
+        control = c.id not in independent and c.suggest_must_depend() and c.id % 10 == 0
+        if c.id in independent or control:
+            kind = "suggest" if c.id in independent else "control"
             out.append(
-                f"  R.compare(\"suggest\", {c.id}, B, [&] {{ prog{c.id}(B.A, B.B, B.C, B.perm, n); }},"
+                f"  R.compare(\"{kind}\", {c.id}, B, [&] {{ prog{c.id}(B.A, B.B, B.C, B.perm, n); }},"
                 f" [&] {{ prog{c.id}_swapped(B.A, B.B, B.C, B.perm, n); }}, true);\n")
     out.append("}\n")
     with open(os.path.join(work, f"harness_{b}.cu"), "w") as f:
@@ -442,9 +446,11 @@ struct Results {
     B.reset();
     Fused();
     std::vector<float> Got = B.snapshot(WithY);
-    ++Compared;
     bool Same = std::memcmp(Want.data(), Got.data(), Want.size() * sizeof(float)) == 0;
-    Wrong += !Same;
+    // A control is expected to differ: it shows the comparison sees a dependence.
+    bool Control = std::strcmp(Kind, "control") == 0;
+    Compared += !Control;
+    Wrong += !Control && !Same;
     std::printf("%s %d %s\n", Kind, Id, Same ? "same" : "DIFFERENT");
   }
 };
@@ -526,10 +532,10 @@ def main():
         write_bundle(args.work, args.bundle, nbatches)
     if args.results:
         for line in open(args.results):
-            m = re.match(r"(vertical|horizontal|suggest) (\d+) (same|DIFFERENT)", line)
+            m = re.match(r"(vertical|horizontal|suggest|control) (\d+) (same|DIFFERENT)", line)
             if m:
                 counts[f"GPU {m.group(1)} {m.group(3).lower()}"] += 1
-                if m.group(3) == "DIFFERENT":
+                if m.group(3) == "DIFFERENT" and m.group(1) != "control":
                     findings.append(f"GPU: {m.group(1)} case {m.group(2)} differs: {vars(cases[int(m.group(2))])}")
     width = max(len(k) for k in counts) if counts else 10
     print(f"kfuse soundness fuzzer: {args.cases} cases, seed {args.seed}")
