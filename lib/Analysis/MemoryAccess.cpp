@@ -402,6 +402,9 @@ private:
     std::optional<Places> This;
     /// The local object 'this' is, whose pointer members kfuse follows.
     const VarDecl *Object = nullptr;
+    /// The kernel's class parameter 'this' is, whose pointers lead to
+    /// memory reached through it.
+    const ParmVarDecl *Holder = nullptr;
     Value Result;
     bool Returns = false; ///< Collects what its return statements give.
     bool Seen = false;    ///< A return statement gave something.
@@ -880,6 +883,15 @@ private:
     if (P && P->getDeclContext() == &Kernel && !P->getType()->isPointerType())
       return P;
     return nullptr;
+  }
+
+  /// The kernel's class parameter \p E is (or 'this' is, in a member
+  /// function called on it); null for any other object.
+  const ParmVarDecl *holderOf(const Expr *E) const {
+    if (isa<CXXThisExpr>(E->IgnoreParenImpCasts()))
+      return Frames.empty() || isLambdaBody(*Frames.back().Function) ? nullptr
+                                                                     : Frames.back().Holder;
+    return heldInParameter(E);
   }
 
   /// The local object \p E names: a variable of class type, or the object
@@ -1631,6 +1643,9 @@ private:
         return {{}, loadedFrom(V.Memory, Sub)};
       if (std::optional<Places> Held = memberPointer(Sub))
         return {{}, *Held};
+      if (const auto *M = dyn_cast<MemberExpr>(Sub->IgnoreParenImpCasts()))
+        if (const ParmVarDecl *P = holderOf(M->getBase()))
+          return {{}, Places{reachedPlace(*P, "a pointer " + quoted(Sub) + " holds")}};
       if (const ParmVarDecl *P = heldInParameter(Sub))
         return {{}, Places{reachedPlace(*P, "a pointer " + quoted(Sub) + " holds")}};
       return {{}, Places{unknownPlace("a pointer read from " + quoted(Sub))}};
@@ -1761,6 +1776,7 @@ private:
       First = 1;
     }
     const VarDecl *Local = Object ? localObject(Object) : nullptr;
+    const ParmVarDecl *Holder = Object ? holderOf(Object) : nullptr;
     if (!Callee) {
       operand(C.getCallee(), &C);
       std::string Why = "passed to a call through " + quoted(C.getCallee());
@@ -1814,7 +1830,7 @@ private:
       std::vector<const Expr *> Args;
       for (unsigned I = First; I < C.getNumArgs(); ++I)
         Args.push_back(C.getArg(I));
-      return inlineCall(*Def, Args, This, &C, Local);
+      return inlineCall(*Def, Args, This, &C, Local, Holder);
     }
     return opaqueCall(C, *Callee, First, This, Object,
                       "passed to '" + Name.str() + "', whose body kfuse cannot see",
@@ -1934,7 +1950,8 @@ private:
 
   /// Walks into \p Def with its parameters bound to \p Args.
   Value inlineCall(const FunctionDecl &Def, const std::vector<const Expr *> &Args,
-                   std::optional<Places> This, const Expr *Site, const VarDecl *Object = nullptr) {
+                   std::optional<Places> This, const Expr *Site, const VarDecl *Object = nullptr,
+                   const ParmVarDecl *Holder = nullptr) {
     struct Bound {
       const ParmVarDecl *Param;
       Value V;
@@ -1984,7 +2001,7 @@ private:
     for (const auto &[P, V] : Ints)
       if (!F.Changes.count(P))
         Values[P] = V;
-    Frames.push_back({&Def, std::move(This), Object, {}, true, false});
+    Frames.push_back({&Def, std::move(This), Object, Holder, {}, true, false});
     Helpers.push_back(&Def);
     if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
       for (const CXXCtorInitializer *Init : Ctor->inits()) {
