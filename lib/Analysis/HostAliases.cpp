@@ -266,7 +266,9 @@ BufferRoots HostAliases::rootsOf(const Expr *E, const std::string &Target, unsig
   if (!E || E->containsErrors() || E->isValueDependent() || Depth > 16)
     return Unfollowed(E);
   const Expr *S = strip(E);
-  if (S->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+  // A null pointer, or a member an initializer list leaves zero.
+  if (isa<ImplicitValueInitExpr, CXXScalarValueInitExpr>(S) ||
+      S->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
     return R;
   if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isAdditiveOp())
     return rootsOf(B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS(), Target,
