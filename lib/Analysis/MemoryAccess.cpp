@@ -624,6 +624,12 @@ private:
     if (!E)
       return;
     Value V = visit(E);
+    // In a template's own body Clang leaves loads implicit: an operand that
+    // names memory there is read, as every instantiation reads it.
+    if (E->isGLValue() && E->isInstantiationDependent() && !E->getType()->isRecordType()) {
+      record(V.Memory, AccessKind::Read, E, E->getType());
+      V.Memory.clear();
+    }
     if (!V.Memory.empty() || (V.Pointer && !V.Pointer->empty()))
       consumeUnknown(V, E, quoted(User) + " uses it in a way kfuse does not classify");
   }
@@ -1568,12 +1574,14 @@ private:
     BinaryOperatorKind Op = B.getOpcode();
     if (B.isAssignmentOp()) {
       Value LV = visit(L);
-      Value RV = visit(R);
-      bool IntoVariable = isPointerVariable(L);
-      if (Op == BO_Assign && R->getType()->isPointerType() && !IntoVariable)
-        consumeUnknown(RV, R, "stored into memory at " + quoted(L));
-      else if (Op != BO_Assign && !R->getType()->isIntegralOrEnumerationType() && !IntoVariable)
+      if (Op == BO_Assign && R->getType()->isPointerType()) {
+        // A pointer variable's values are collected before the walk.
+        Value RV = visit(R);
+        if (!isPointerVariable(L))
+          consumeUnknown(RV, R, "stored into memory at " + quoted(L));
+      } else {
         operand(R, &B);
+      }
       record(LV.Memory, Op == BO_Assign ? AccessKind::Write : AccessKind::ReadWrite, L,
              L->getType());
       return LV;
