@@ -30,6 +30,10 @@ config.substitutions.append(("%kfuse", kfuse))
 # into a shared library, so no main is needed) to catch symbols defined
 # twice or never; %nvcc-link comes first so %nvcc does not match inside it.
 config.substitutions.append(("%nvcc-link", config.nvcc + " -arch=sm_90 -shared -Xlinker -z,defs -o"))
+# What kfuse emits must compile for nvcc's host pass and for every device
+# architecture a build may target (CUDA 13 dropped sm_70; sm_75 is the oldest).
+config.substitutions.append(("%nvcc-gencode", config.nvcc + " -Xcompiler -fPIC -c" + "".join(
+    " -gencode arch=compute_%s,code=sm_%s" % (a, a) for a in ("75", "80", "90", "90a"))))
 config.substitutions.append(("%nvcc", config.nvcc + " -arch=sm_90 -Xcompiler -fPIC -c"))
 # CMake configures the CUDA projects whose compile commands kfuse reads.
 config.substitutions.append(("%cmake", config.cmake))

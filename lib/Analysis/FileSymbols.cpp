@@ -2,6 +2,8 @@
 
 #include "kfuse/Analysis/FileSymbols.h"
 
+#include "clang/Lex/PreprocessingRecord.h"
+
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/HeaderSearch.h"
@@ -134,13 +136,16 @@ std::string realPath(const clang::SourceManager &SM, clang::FileID File) {
 
 } // namespace
 
-std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit) {
+std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit,
+                                            std::optional<clang::SourceLocation> At) {
   std::map<std::string, UserMacro> Result;
   clang::Preprocessor &PP = Unit.getPreprocessor();
   const clang::SourceManager &SM = Unit.getSourceManager();
   clang::HeaderSearch &Headers = PP.getHeaderSearchInfo();
   for (const auto &[Name, State] : PP.macros()) {
-    const clang::MacroInfo *MI = PP.getMacroInfo(Name);
+    // A header may #undef at its end what its kernels use.
+    const clang::MacroInfo *MI =
+        At ? PP.getMacroDefinitionAtLoc(Name, *At).getMacroInfo() : PP.getMacroInfo(Name);
     if (!MI || MI->isBuiltinMacro())
       continue;
     clang::SourceLocation Begin = MI->getDefinitionLoc();
@@ -157,6 +162,43 @@ std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit) {
     M.Guard = Headers.getFileInfo(*Entry).getControllingMacro(nullptr) == Name;
     M.Loc = Begin;
     Result[Name->getName().str()] = std::move(M);
+  }
+  return Result;
+}
+
+std::map<std::string, UserMacro> otherPassMacros(clang::ASTUnit &Unit) {
+  std::map<std::string, UserMacro> Result;
+  clang::PreprocessingRecord *Record = Unit.getPreprocessor().getPreprocessingRecord();
+  const clang::SourceManager &SM = Unit.getSourceManager();
+  if (!Record)
+    return Result;
+  for (clang::SourceRange Skipped : Record->getSkippedRanges()) {
+    if (SM.isInSystemHeader(Skipped.getBegin()))
+      continue;
+    bool Invalid = false;
+    llvm::StringRef Text = clang::Lexer::getSourceText(
+        clang::CharSourceRange::getCharRange(Skipped), SM, Unit.getLangOpts(), &Invalid);
+    if (Invalid)
+      continue;
+    llvm::SmallVector<llvm::StringRef> Lines;
+    Text.split(Lines, '\n');
+    for (llvm::StringRef Line : Lines) {
+      Line = Line.trim();
+      if (!Line.consume_front("#"))
+        continue;
+      Line = Line.ltrim();
+      if (!Line.consume_front("define"))
+        continue;
+      llvm::StringRef Name =
+          Line.ltrim().take_while([](char C) { return clang::isAsciiIdentifierContinue(C); });
+      if (Name.empty())
+        continue;
+      UserMacro M;
+      M.File = realPath(SM, SM.getFileID(Skipped.getBegin()));
+      M.Loc = Skipped.getBegin();
+      M.OtherPass = true;
+      Result.emplace(Name.str(), std::move(M));
+    }
   }
   return Result;
 }

@@ -62,20 +62,30 @@ std::set<std::string> identifiersIn(llvm::StringRef Text,
 }
 
 /// The macros \p Text reads whose definition where the fused kernel stands
-/// differs from what the kernel's file gave them.
-std::vector<MacroOverride> macroOverrides(const FileRenames &R, llvm::StringRef Text) {
+/// differs from what \p Own (the macros where the kernel is written) gives them.
+std::vector<MacroOverride> macroOverrides(const FileRenames &R,
+                                          const std::map<std::string, UserMacro> &Own,
+                                          llvm::StringRef Text) {
   std::vector<MacroOverride> Result;
-  for (const std::string &Name : identifiersIn(Text, R.Macros)) {
-    auto Own = R.Macros.find(Name);
+  for (const std::string &Name : identifiersIn(Text, Own)) {
+    auto Found = Own.find(Name);
     auto Here = R.AtKernels->find(Name);
-    const UserMacro *Mine = Own == R.Macros.end() || Own->second.Guard ? nullptr : &Own->second;
+    const UserMacro *Mine = Found == Own.end() || Found->second.Guard ? nullptr : &Found->second;
     const UserMacro *There =
-        Here == R.AtKernels->end() || Here->second.Guard ? nullptr : &Here->second;
+        Here == R.AtKernels->end() || Here->second.Guard || Here->second.OtherPass ? nullptr
+                                                                                   : &Here->second;
     if ((!Mine && !There) || (Mine && There && Mine->Normalized == There->Normalized))
       continue;
     Result.push_back({Name, Mine ? Mine->Definition : ""});
   }
   return Result;
+}
+
+/// The macros where \p M's kernel is written: a header may #undef at its
+/// end what its kernels use.
+std::map<std::string, UserMacro> macrosWhereWritten(const FusionMember &M) {
+  return userMacros(*M.Unit,
+                    M.Unit->getSourceManager().getExpansionLoc(M.Model.Decl->getBeginLoc()));
 }
 
 std::string origin(const FusionMember &M) {
@@ -103,7 +113,7 @@ std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Nam
       renameFileSymbols(*M.Renames, Range, SM, Edits)) {
     // The kernel's signature stands outside the section's macros.
     std::string Spelled = Edits.rewrittenText(Range);
-    if (macroOverrides(*M.Renames, Spelled).empty())
+    if (macroOverrides(*M.Renames, macrosWhereWritten(M), Spelled).empty())
       return Spelled;
   }
   std::string Printed;
@@ -313,7 +323,7 @@ public:
     std::string Text = S.Body;
     for (const std::string &D : S.Declarations)
       Text += "\n" + D;
-    S.Macros = macroOverrides(*M.Renames, Text);
+    S.Macros = macroOverrides(*M.Renames, macrosWhereWritten(M), Text);
     return S;
   }
 

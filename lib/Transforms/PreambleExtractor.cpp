@@ -343,7 +343,31 @@ private:
     Dropped.push_back(Whole);
     if (definedForLinker(D))
       DefinesTwice.insert(fileOf(D));
-    Rewriter.ReplaceText(Whole, "// kfuse: " + Why + ".");
+    Rewriter.ReplaceText(Whole, "// kfuse: " + Why + "." + conditionalsIn(Whole));
+  }
+
+  /// The conditional directives inside \p R, each on a line of its own: a
+  /// declaration whose head is chosen by #if/#else leaves its #if outside
+  /// the range, so the rest must stay.
+  std::string conditionalsIn(CharSourceRange R) const {
+    bool Invalid = false;
+    llvm::StringRef Text = Lexer::getSourceText(R, SM, Unit.getLangOpts(), &Invalid);
+    if (Invalid)
+      return "";
+    std::string Kept;
+    llvm::SmallVector<llvm::StringRef> Lines;
+    Text.split(Lines, '\n');
+    for (size_t I = 1; I < Lines.size(); ++I) {
+      llvm::StringRef Line = Lines[I].trim();
+      if (!Line.consume_front("#"))
+        continue;
+      llvm::StringRef Word =
+          Line.ltrim().take_while([](char C) { return isAsciiIdentifierContinue(C); });
+      if (llvm::is_contained(
+              {"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"}, Word))
+        Kept += "\n" + Lines[I].trim().str();
+    }
+    return Kept.empty() ? "" : Kept + "\n";
   }
 
   /// A helper with external linkage would be defined twice once the fused
@@ -359,10 +383,33 @@ private:
       Rewriter.InsertTextBefore(SM.getExpansionLoc(F.getInnerLocStart()), "inline ");
       return;
     }
+    // A declaration before it must say static too; one kfuse cannot edit
+    // (in a system header) keeps the definition as it is.
+    std::vector<const FunctionDecl *> Earlier = earlierDeclarations(F);
+    if (llvm::any_of(Earlier, [&](const FunctionDecl *R) { return !inProjectFile(R); }))
+      return;
+    for (const FunctionDecl *R : Earlier) {
+      DefinesTwice.insert(fileOf(R));
+      if (const LinkageSpecDecl *Spec = bracelessLinkage(R))
+        replaceLinkage(*Spec, "static ");
+      else if (R->getStorageClass() != SC_Static)
+        Rewriter.InsertTextBefore(wholeDecl(R).getBegin(), "static ");
+    }
     DefinesTwice.insert(fileOf(&F)); // nvcc gives device functions host symbols too.
     if (const LinkageSpecDecl *Spec = bracelessLinkage(&F))
       return replaceLinkage(*Spec, "[[maybe_unused]] static inline ");
     Rewriter.InsertTextBefore(wholeDecl(&F).getBegin(), "[[maybe_unused]] static inline ");
+  }
+
+  /// The declarations of \p D before it, which do not define it.
+  template <typename T> std::vector<const T *> earlierDeclarations(const T &D) const {
+    std::vector<const T *> Found;
+    for (const T *R : D.redecls())
+      if (R != &D && !R->isThisDeclarationADefinition() && !R->isImplicit() &&
+          SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R->getLocation()),
+                                       SM.getExpansionLoc(D.getLocation())))
+        Found.push_back(R);
+    return Found;
   }
 
   /// A constant with external linkage (extern "C" const int k = 1;) is
@@ -370,6 +417,21 @@ private:
   void makeInternal(const VarDecl &V) {
     if (!definedForLinker(&V))
       return;
+    // An extern declaration before it cannot become static without an
+    // initializer: it goes, and the definition stands for both.
+    std::vector<const VarDecl *> Earlier;
+    for (const VarDecl *R : V.redecls())
+      if (R != &V && R->isThisDeclarationADefinition() == VarDecl::DeclarationOnly &&
+          SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R->getLocation()),
+                                       SM.getExpansionLoc(V.getLocation())))
+        Earlier.push_back(R);
+    if (llvm::any_of(Earlier, [&](const VarDecl *R) { return !inProjectFile(R); }))
+      return;
+    for (const VarDecl *R : Earlier) {
+      DefinesTwice.insert(fileOf(R));
+      Rewriter.ReplaceText(wholeDecl(R), "// kfuse: '" + R->getNameAsString() +
+                                             "' is declared with its definition below.");
+    }
     DefinesTwice.insert(fileOf(&V));
     if (const LinkageSpecDecl *Spec = bracelessLinkage(&V))
       return replaceLinkage(*Spec, "static ");
@@ -659,6 +721,10 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
     for (const auto &[Name, M] : Renames->Macros)
       if (!IncludedBefore.count(M.File))
         Macros[Name] = M;
+    // What another pass of nvcc may define here must not reach later files.
+    for (const auto &[Name, M] : otherPassMacros(*Unit))
+      if (!Renames->Macros.count(Name) && !IncludedBefore.count(M.File))
+        Macros.emplace(Name, M);
     IncludedBefore.insert(Files.begin(), Files.end());
     Plan[Unit] = std::move(Renames);
   }

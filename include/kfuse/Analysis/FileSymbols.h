@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,10 +48,19 @@ struct UserMacro {
   bool Guard = false;     ///< The include guard of that file.
   /// Where it is defined, in the unit userMacros() read it from.
   clang::SourceLocation Loc;
+  /// Defined only in a branch this parse skipped (#if __CUDA_ARCH__ < 320):
+  /// another compilation pass may define it; Definition is empty.
+  bool OtherPass = false;
 };
 
-/// The macros defined at the end of the file outside system headers, by name.
-std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit);
+/// The macros defined outside system headers at the end of the file, or
+/// where \p At stands, by name.
+std::map<std::string, UserMacro> userMacros(clang::ASTUnit &Unit,
+                                            std::optional<clang::SourceLocation> At = {});
+
+/// The macros a branch this parse skipped defines in the project's files
+/// (nvcc's host pass, or another architecture, may take it), by name.
+std::map<std::string, UserMacro> otherPassMacros(clang::ASTUnit &Unit);
 
 /// Real paths of the project (not system) files \p Unit reads, its main
 /// file included.
