@@ -2,6 +2,8 @@
 
 #include "kfuse/Analysis/CooperativeGroups.h"
 
+#include "clang/AST/RecursiveASTVisitor.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -56,13 +58,80 @@ Group groupOf(QualType T) {
   return G;
 }
 
+/// Whether code may make \p V hold another group after its initializer:
+/// assign it, take its address, bind it to a non-const reference.
+bool mayChange(const VarDecl &V) {
+  const auto *F = dyn_cast_or_null<FunctionDecl>(V.getParentFunctionOrMethod());
+  if (!F || !F->hasBody())
+    return true;
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *V;
+    bool Found = false;
+    bool names(const Expr *E) const {
+      const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+      return R && R->getDecl() == V;
+    }
+    bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *C) {
+      Found |= C->isAssignmentOp() && C->getNumArgs() && names(C->getArg(0));
+      return !Found;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      Found |= U->getOpcode() == UO_AddrOf && names(U->getSubExpr());
+      return !Found;
+    }
+    bool VisitVarDecl(VarDecl *D) {
+      QualType T = D->getType();
+      Found |= T->isReferenceType() && !T.getNonReferenceType().isConstQualified() &&
+               D->getInit() && names(D->getInit());
+      return !Found;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      const FunctionDecl *Callee = C->getDirectCallee();
+      for (unsigned I = 0; Callee && I < C->getNumArgs() && I < Callee->getNumParams(); ++I) {
+        QualType T = Callee->getParamDecl(I)->getType();
+        Found |= T->isReferenceType() && !T.getNonReferenceType().isConstQualified() &&
+                 names(C->getArg(I));
+      }
+      return !Found;
+    }
+  } Find;
+  Find.V = &V;
+  Find.TraverseStmt(F->getBody());
+  return Find.Found;
+}
+
+/// A tile declared as thread_block_tile<N> keeps no parent in its type;
+/// its initializer may: `thread_block_tile<32> w = tiled_partition<32>(block)`.
+Group withParentOf(Group G, const Expr *Object) {
+  if (G.Type != GroupType::Tile || G.Parent != Group::Void)
+    return G;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Object);
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage() || V->getType()->isReferenceType() || !V->getInit() ||
+      mayChange(*V))
+    return G;
+  // Past the copy or the conversion that drops the parent from the type.
+  const Expr *Init = V->getInit()->IgnoreImplicit();
+  if (const auto *C = dyn_cast<CXXConstructExpr>(Init); C && C->getNumArgs() == 1)
+    Init = C->getArg(0)->IgnoreImplicit();
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(Init);
+      M && isa_and_nonnull<CXXConversionDecl>(M->getMethodDecl()))
+    Init = M->getImplicitObjectArgument()->IgnoreImplicit();
+  Group From = groupOf(Init->getType());
+  if (From.Type == GroupType::Tile && From.Size == G.Size)
+    G.Parent = From.Parent;
+  return G;
+}
+
 /// The group a call acts on: the object of a member call, else the first
 /// argument.
 Group actedOn(const CallExpr &Call) {
   const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
   // Past the conversions to the base class that declares the member.
-  if (const auto *Member = dyn_cast<MemberExpr>(Callee))
-    return groupOf(Member->getBase()->IgnoreParenImpCasts()->getType());
+  if (const auto *Member = dyn_cast<MemberExpr>(Callee)) {
+    const Expr *Object = Member->getBase()->IgnoreParenImpCasts();
+    return withParentOf(groupOf(Object->getType()), Object);
+  }
   if (Call.getNumArgs() > 0)
     return groupOf(Call.getArg(0)->IgnoreParenImpCasts()->getType());
   return {};

@@ -53,10 +53,44 @@ KFUSE_SURF_WRITE(surfCubemapLayeredwrite, int x, int y, int layerface)
 #endif
 )";
 
+constexpr const char *CacheShim = "kfuse_nvcc_parity.h";
+
+/// What nvcc gives code and Clang 19 does not: __CUDACC__'s value, and the
+/// cache-hinted loads and stores of sm_32_intrinsics.h (__ldcs, __stcs,
+/// ...), which Clang's CUDA headers lack: declarations for the
+/// types the toolkit gives them, enough for Clang to read kernels that call
+/// them. kfuse's access analysis knows what each does; nvcc compiles the
+/// fused file against the toolkit's own.
+constexpr const char *CacheDeclarations = R"(#pragma once
+#pragma clang system_header
+// nvcc defines __CUDACC__ as 1; Clang's wrapper leaves it empty, so that
+// `#if __CUDACC__` does not parse.
+#undef __CUDACC__
+#define __CUDACC__ 1
+#define KFUSE_CACHE_TYPES(X) \
+  X(char) X(signed char) X(short) X(int) X(long) X(long long) X(unsigned char) \
+  X(unsigned short) X(unsigned int) X(unsigned long) X(unsigned long long) X(float) X(double) \
+  X(char2) X(char4) X(short2) X(short4) X(int2) X(int4) X(longlong2) X(uchar2) X(uchar4) \
+  X(ushort2) X(ushort4) X(uint2) X(uint4) X(ulonglong2) X(float2) X(float4) X(double2)
+#define KFUSE_CACHE_LOADS(T) \
+  __device__ T __ldcg(const T *ptr); __device__ T __ldca(const T *ptr); \
+  __device__ T __ldcs(const T *ptr); __device__ T __ldlu(const T *ptr); \
+  __device__ T __ldcv(const T *ptr);
+#define KFUSE_CACHE_STORES(T) \
+  __device__ void __stwb(T *ptr, T value); __device__ void __stcg(T *ptr, T value); \
+  __device__ void __stcs(T *ptr, T value); __device__ void __stwt(T *ptr, T value);
+KFUSE_CACHE_TYPES(KFUSE_CACHE_LOADS)
+KFUSE_CACHE_TYPES(KFUSE_CACHE_STORES)
+#undef KFUSE_CACHE_TYPES
+#undef KFUSE_CACHE_LOADS
+#undef KFUSE_CACHE_STORES
+)";
+
 } // namespace
 
 std::vector<ShimFile> CudaInstallation::shims() const {
-  std::vector<ShimFile> Files = {{SurfaceShim, SurfaceDeclarations}};
+  std::vector<ShimFile> Files = {{SurfaceShim, SurfaceDeclarations},
+                                 {CacheShim, CacheDeclarations}};
   if (Version >= 13000)
     Files.push_back({"texture_fetch_functions.h", ""}); // Dropped by CUDA 13.
   return Files;
@@ -74,6 +108,14 @@ std::vector<std::string> CudaInstallation::clangArguments(const std::string &Shi
   Args.push_back(ShimDir);
   Args.push_back("-include");
   Args.push_back(ShimDir + "/" + SurfaceShim);
+  Args.push_back("-include");
+  Args.push_back(ShimDir + "/" + CacheShim);
+  // What nvcc defines and Clang does not: code reads as nvcc reads it.
+  for (std::string Macro :
+       {std::string("-D__NVCC__=1"), "-D__CUDACC_VER_MAJOR__=" + std::to_string(Version / 1000),
+        "-D__CUDACC_VER_MINOR__=" + std::to_string(Version % 1000 / 10),
+        std::string("-D__CUDACC_VER_BUILD__=0")})
+    Args.push_back(Macro);
   return Args;
 }
 
