@@ -127,8 +127,8 @@ public:
                SectionContext &Ctx, std::vector<const clang::FunctionDecl *> &Inlining,
                std::string ThisName = "")
       : Model(Model), Prefix(std::move(Prefix)), Renames(std::move(Renames)), Returns(Returns),
-        Ctx(Ctx), Inlining(Inlining), ThisName(std::move(ThisName)), Edits(Ctx.Unit, Ctx.Diags),
-        AST(Ctx.Unit.getASTContext()) {}
+        Ctx(Ctx), Inlining(Inlining), ThisName(std::move(ThisName)),
+        Edits(Ctx.Unit, Ctx.Diags, &Ctx.MacroBodies), AST(Ctx.Unit.getASTContext()) {}
 
   std::optional<std::string> run() {
     for (const BuiltinUse &U : Model.Builtins)

@@ -5,6 +5,7 @@
 #include "kfuse/Diagnostics/Reporter.h"
 
 #include "clang/Lex/Lexer.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 
 #include <algorithm>
@@ -26,7 +27,54 @@ EditSet::Key EditSet::keyOf(clang::CharSourceRange File) const {
 bool EditSet::canEdit(clang::SourceRange Range) const { return fileRange(Range).isValid(); }
 
 bool EditSet::replaceToken(clang::SourceLocation Loc, llvm::StringRef Text, llvm::StringRef What) {
-  return add(fileRange(clang::SourceRange(Loc, Loc)), Loc, Text, What);
+  clang::CharSourceRange File = fileRange(clang::SourceRange(Loc, Loc));
+  if (File.isInvalid() && Bodies && Loc.isMacroID()) {
+    const clang::SourceManager &SM = Unit.getSourceManager();
+    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(Loc, SM, Unit.getLangOpts());
+    if (Bodies->replace(Unit, Macro, SM.getExpansionLoc(Loc), SM.getSpellingLoc(Loc), Text))
+      return true;
+  }
+  return add(File, Loc, Text, What);
+}
+
+bool MacroBodyEdits::replace(clang::ASTUnit &Unit, llvm::StringRef Name,
+                             clang::SourceLocation Expansion, clang::SourceLocation Spelling,
+                             llvm::StringRef Text) {
+  const clang::SourceManager &SM = Unit.getSourceManager();
+  clang::Preprocessor &PP = Unit.getPreprocessor();
+  if (Name.empty() || SM.isInSystemHeader(Spelling))
+    return false;
+  const clang::MacroInfo *MI =
+      PP.getMacroDefinitionAtLoc(PP.getIdentifierInfo(Name), Expansion).getMacroInfo();
+  if (!MI || MI->isBuiltinMacro())
+    return false;
+  clang::SourceLocation Begin = MI->getDefinitionLoc(), End = MI->getDefinitionEndLoc();
+  if (SM.getFileID(Begin) != SM.getFileID(Spelling) ||
+      SM.isBeforeInTranslationUnit(Spelling, Begin) || SM.isBeforeInTranslationUnit(End, Spelling))
+    return false;
+  Macro &M = Macros[Name.str()];
+  if (M.Definition.empty())
+    M.Definition = clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(Begin, End),
+                                               SM, Unit.getLangOpts())
+                       .str();
+  unsigned Offset = SM.getFileOffset(Spelling) - SM.getFileOffset(Begin);
+  unsigned Length = clang::Lexer::MeasureTokenLength(Spelling, SM, Unit.getLangOpts());
+  auto [It, New] = M.Edits.emplace(Offset, std::make_pair(Length, Text.str()));
+  // One spelling that must become two things: refused as before.
+  return New || It->second.second == Text;
+}
+
+std::map<std::string, std::string> MacroBodyEdits::definitions() const {
+  std::map<std::string, std::string> Result;
+  for (const auto &[Name, M] : Macros) {
+    std::string Text = M.Definition;
+    // From the end, so each offset still points where it did.
+    for (auto It = M.Edits.rbegin(); It != M.Edits.rend(); ++It)
+      if (It->first + It->second.first <= Text.size())
+        Text.replace(It->first, It->second.first, It->second.second);
+    Result[Name] = Text;
+  }
+  return Result;
 }
 
 bool EditSet::replaceRange(clang::SourceRange Range, llvm::StringRef Text, llvm::StringRef What) {

@@ -324,6 +324,15 @@ public:
     for (const std::string &D : S.Declarations)
       Text += "\n" + D;
     S.Macros = macroOverrides(*M.Renames, macrosWhereWritten(M), Text);
+    // Macros whose bodies spell a renamed name: the section's own definition.
+    for (const auto &[Name, Definition] : Ctx.MacroBodies.definitions()) {
+      auto It = std::find_if(S.Macros.begin(), S.Macros.end(),
+                             [&](const MacroOverride &O) { return O.Name == Name; });
+      if (It == S.Macros.end())
+        S.Macros.push_back({Name, Definition});
+      else
+        It->Definition = Definition;
+    }
     return S;
   }
 

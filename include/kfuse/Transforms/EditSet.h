@@ -19,9 +19,34 @@ namespace kfuse {
 
 class Reporter;
 
+/// Edits of tokens spelled inside the bodies of the file's own macros (a
+/// renamed parameter in `#define u(i, j) u[(i) * n + (j)]`): the section
+/// that expands them gets its own definition of each such macro, with the
+/// edits made.
+class MacroBodyEdits {
+public:
+  /// Replaces the token spelled at \p Spelling, inside the body of the
+  /// macro \p Name expanded at \p Expansion; false when the token is not in
+  /// such a body or an earlier edit made it something else.
+  bool replace(clang::ASTUnit &Unit, llvm::StringRef Name, clang::SourceLocation Expansion,
+               clang::SourceLocation Spelling, llvm::StringRef Text);
+  /// Each edited macro, "NAME(args) body" with its edits, by name.
+  std::map<std::string, std::string> definitions() const;
+
+private:
+  struct Macro {
+    std::string Definition;                                     ///< As written, from its name on.
+    std::map<unsigned, std::pair<unsigned, std::string>> Edits; ///< Offset: length, text.
+  };
+  std::map<std::string, Macro> Macros;
+};
+
 class EditSet {
 public:
-  EditSet(clang::ASTUnit &Unit, Reporter &Diags) : Unit(Unit), Diags(Diags) {}
+  /// \p Bodies, when given, takes the edits of tokens spelled in macro
+  /// bodies that no edit of the file's text can reach.
+  EditSet(clang::ASTUnit &Unit, Reporter &Diags, MacroBodyEdits *Bodies = nullptr)
+      : Unit(Unit), Diags(Diags), Bodies(Bodies) {}
 
   /// Replaces the token at \p Loc; \p What names it in a diagnostic.
   bool replaceToken(clang::SourceLocation Loc, llvm::StringRef Text, llvm::StringRef What);
@@ -52,6 +77,7 @@ private:
 
   clang::ASTUnit &Unit;
   Reporter &Diags;
+  MacroBodyEdits *Bodies;
   std::map<Key, Edit> Edits;
 };
 

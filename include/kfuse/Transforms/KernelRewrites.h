@@ -63,6 +63,8 @@ struct SectionContext {
   bool UsesDynamicShared = false;
   /// Accesses to temporaries that become the variable holding the value.
   std::map<const clang::Expr *, std::string> Replaced{};
+  /// Names renamed inside the bodies of macros the section expands.
+  MacroBodyEdits MacroBodies{};
 };
 
 /// The text that waits at the kernel's barrier in place of a call to
