@@ -23,6 +23,13 @@ script only points at them.
       OUT/gpu.log. --part runs the K-th of N shares (one command each);
       --only NAME runs that fusion again and keeps the others' results.
 
+  scripts/coverage.py sweep --suite ... --out OUT [--jobs N] [--limit N]
+      Every kernel `kfuse list` reads, fused beside a trivial partner (with
+      `replace:` where kfuse names it), and the fused file compiled by nvcc
+      for the host pass and sm_75, sm_80, sm_90 and sm_90a in one -gencode
+      command. Writes OUT/sweep.json: per kernel whether it fuses (or the
+      refusal's id) and whether its output compiles.
+
   scripts/coverage.py report --out OUT        Markdown for docs/coverage.md.
 
 nvcc results are cached in OUT/nvcc-cache.json by file content and flags.
@@ -68,16 +75,49 @@ def rodinia_flags(root, path):
     return ["-std=c++17", "-I" + str(path.parent), "-I" + str(root / "cuda" / "util")]
 
 
+def hecbench_flags(root, path):
+    """HeCBench: each program's Makefile (src/NAME-cuda/Makefile), whose
+    CFLAGS give the standard, -I and -D; the directory and src/include are
+    on the include path as its Makefiles put them."""
+    flags = ["-std=c++17", "-I" + str(path.parent), "-I" + str(root / "src" / "include")]
+    make = path.parent / "Makefile"
+    text = make.read_text(errors="replace") if make.exists() else ""
+    text = text.replace("\\\n", " ")
+    for line in text.splitlines():
+        # The main assignment: what `+=` adds sits in DEBUG or OPTIMIZE branches.
+        if not re.match(r"\s*CFLAGS\s*:?=", line):
+            continue
+        for token in line.split():
+            if token.startswith("-std="):
+                flags[0] = token
+            elif token.startswith("-I") and len(token) > 2 and "$" not in token:
+                flags.append("-I" + str((path.parent / token[2:]).resolve()))
+            elif token.startswith("-D") and "$" not in token:
+                flags.append(token)
+    return flags
+
+
 SUITES = {
     "samples": ("Samples", samples_flags),
     "rodinia": ("cuda", rodinia_flags),
+    # Programs whose names begin with a-l only: the rest are kept for an
+    # independent check.
+    "hecbench": ("src", hecbench_flags),
 }
+
+
+def in_suite(name, root, path):
+    if name != "hecbench":
+        return True
+    program = path.relative_to(root / "src").parts[0]
+    return program.endswith("-cuda") and "a" <= program[0].lower() <= "l"
 
 
 def suite_files(name, root):
     sub, flags = SUITES[name]
     for path in sorted((root / sub).rglob("*.cu")):
-        yield path, flags(root, path)
+        if in_suite(name, root, path):
+            yield path, flags(root, path)
 
 
 def parse_suites(specs):
@@ -181,6 +221,159 @@ def files_table(results):
     listed = [r for r in ok if r["kfuse"]]
     rows.append(f"| all | {len(results)} | {len(ok)} | {len(listed)} | "
                 f"{100.0 * len(listed) / max(1, len(ok)):.1f}% |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------------
+# Sweep: every kernel beside a trivial partner, compiled for every pass.
+
+GENCODE = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in ("75", "80", "90", "90a")]
+TRIVIAL = "__global__ void kfuse_sweep_partner(float *p) { p[threadIdx.x] = 0.0f; }\n"
+
+
+def listed_kernels(text):
+    """Kernels `kfuse list` printed: the name a config uses (a template's
+    first instantiation) and the most threads its launch bounds allow."""
+    kernels = []
+    for block in re.split(r"^(?=kernel )", text, flags=re.M):
+        m = re.match(r"kernel (\S+) \(line (\d+)\)", block)
+        if not m:
+            continue
+        name = m.group(1)
+        inst = re.search(r"^  instantiations: (.+)$", block, re.M)
+        if inst:
+            # The first, up to a comma outside its template arguments.
+            depth, first = 0, ""
+            for c in inst.group(1):
+                depth += (c == "<") - (c == ">")
+                if c == "," and depth == 0:
+                    break
+                first += c
+            name = first.strip()
+        bounds = re.search(r"__launch_bounds__ at most (\d+) threads", block)
+        kernels.append({"kernel": name, "line": int(m.group(2)),
+                        "block": min(128, int(bounds.group(1))) if bounds else 128})
+    return kernels
+
+
+def sweep_config(path, kernels, directory, replace):
+    import yaml
+    specs = [{"name": "partner", "file": str(directory / "partner.cu"),
+              "kernel": "kfuse_sweep_partner", "block": [128]}]
+    fusions = []
+    for i, k in enumerate(kernels):
+        specs.append({"name": f"k{i}", "file": str(path), "kernel": k["kernel"],
+                      "block": [k["block"]]})
+        fusions.append({"name": f"sweep_{i}", "kernels": [f"k{i}", "partner"],
+                        "grid": "as-launched"})
+    config = {"kernels": specs, "fusions": fusions}
+    if replace:
+        config["replace"] = [str(path)]
+    out = directory / ("config-replace.yaml" if replace else "config.yaml")
+    out.write_text(yaml.safe_dump(config, sort_keys=False))
+    return out
+
+
+def sweep_file(args, out, suite, root, path, flags):
+    """One source file's kernels: listed, fused, compiled."""
+    rel = str(path.relative_to(root))
+    key = hashlib.sha256(rel.encode()).hexdigest()[:12]
+    d = out / "sweep" / suite / key
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    (d / "partner.cu").write_text(TRIVIAL)
+    db = ["-p", str(out / "db" / "all")]
+    rc, text, _ = run([args.kfuse, "list"] + db + [str(path)])
+    if rc != 0:
+        return []
+    kernels = listed_kernels(text)
+    results = [{"suite": suite, "file": rel, **k, "fused": False, "compiled": False,
+                "replace": False, "id": "", "error": ""} for k in kernels]
+    pending = list(range(len(kernels)))
+    for replace in (False, True):
+        if not pending:
+            break
+        config = sweep_config(path, [kernels[i] for i in pending], d, replace)
+        rc, text, _ = run([args.kfuse, "check", str(config)] + db)
+        fuses = set(re.findall(r"^kfuse: fusion 'sweep_(\d+)' can be fused", text, re.M))
+        left = []
+        for j, i in enumerate(pending):
+            if str(j) in fuses:
+                results[i]["fused"], results[i]["replace"] = True, replace
+                results[i]["config"], results[i]["fusion"] = str(config), f"sweep_{j}"
+                continue
+            rc1, one, _ = run([args.kfuse, "check", str(config), "--fusion", f"sweep_{j}"] + db)
+            error, ident = first_error(one)
+            results[i]["id"], results[i]["error"] = ident, error[:300]
+            # Only the mode kfuse names moves a kernel to `replace:`.
+            if ident == "kfuse-device-variable" and not replace:
+                left.append(i)
+        pending = left
+    # Each fused kernel on its own, so a file that does not compile names its kernel.
+    for i, r in enumerate(results):
+        if not r["fused"]:
+            continue
+        fused = d / f"{r['fusion']}{'-replace' if r['replace'] else ''}.fused.cu"
+        rc, text, _ = run([args.kfuse, "fuse", r["config"], "--fusion", r["fusion"], "-o",
+                           str(fused)] + db)
+        if rc != 0:
+            r["fused"], r["id"], r["error"] = False, first_error(text)[1], first_error(text)[0][:300]
+            continue
+        cmd = [args.nvcc, "-c", "-std=c++17"] + GENCODE + [f for f in flags if not f.startswith("-std")] + \
+              [str(fused), "-o", "/dev/null"]
+        rc, text, _ = run(cmd, cwd=str(path.parent), timeout=900)
+        r["compiled"] = rc == 0
+        if rc != 0:
+            r["nvcc_error"] = first_error(text)[0][:400]
+    return results
+
+
+def cmd_sweep(args):
+    out = Path(args.out).resolve()
+    suites = parse_suites(args.suite)
+    every = []
+    for name, root in suites.items():
+        every += list(suite_files(name, root))
+    write_database(out / "db" / "all", every)
+    todo = []
+    for name, root in suites.items():
+        for path, flags in suite_files(name, root):
+            if not args.only or any(o in str(path) for o in args.only):
+                todo.append((name, root, path, flags))
+    if args.limit:
+        todo = todo[:args.limit]
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(sweep_file, args, out, *t): t for t in todo}
+        for f in concurrent.futures.as_completed(futures):
+            rows = f.result()
+            results += rows
+            for r in rows:
+                mark = "ok" if r["fused"] and r["compiled"] else \
+                       "FAIL-NVCC" if r["fused"] else f"refused {r['id']}"
+                print(f"{mark} {r['suite']}/{r['file']}:{r['kernel']}", flush=True)
+    results.sort(key=lambda r: (r["suite"], r["file"], r["line"]))
+    (out / "sweep.json").write_text(json.dumps(results, indent=1))
+    print(sweep_table(results))
+
+
+def sweep_table(results):
+    rows = ["| suite | kernels listed | fuse beside a partner | share | outputs that compile for every pass |",
+            "|---|---|---|---|---|"]
+    for suite in sorted({r["suite"] for r in results}) + ["all"]:
+        rs = [r for r in results if suite in ("all", r["suite"])]
+        fused = [r for r in rs if r["fused"]]
+        ok = [r for r in fused if r["compiled"]]
+        rows.append(f"| {suite} | {len(rs)} | {len(fused)} | {100.0 * len(fused) / max(1, len(rs)):.1f}% | "
+                    f"{len(ok)} of {len(fused)} |")
+    ids = {}
+    for r in results:
+        if not r["fused"]:
+            ids[r["id"] or "(no id)"] = ids.get(r["id"] or "(no id)", 0) + 1
+    rows += ["", "| refusal | kernels | kind |", "|---|---|---|"]
+    for ident, count in sorted(ids.items(), key=lambda kv: -kv[1]):
+        kind = f"safety: {SAFETY[ident]}" if ident in SAFETY else "limitation"
+        rows.append(f"| `{ident}` | {count} | {kind} |")
     return "\n".join(rows)
 
 
@@ -501,6 +694,15 @@ def main():
                    help="run this fusion again, keeping the others' results (repeatable)")
     g.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     g.set_defaults(fn=cmd_gpu)
+    w = sub.add_parser("sweep")
+    w.add_argument("--suite", action="append", default=[])
+    w.add_argument("--out", required=True)
+    w.add_argument("--jobs", type=int, default=os.cpu_count())
+    w.add_argument("--limit", type=int, default=0, help="the first N files only")
+    w.add_argument("--only", action="append", default=[], help="files whose path holds this")
+    w.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
+    w.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    w.set_defaults(fn=cmd_sweep)
     rp = sub.add_parser("report")
     rp.add_argument("--out", required=True)
     rp.set_defaults(fn=cmd_report)
