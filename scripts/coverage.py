@@ -28,7 +28,17 @@ script only points at them.
       `replace:` where kfuse names it), and the fused file compiled by nvcc
       for the host pass and sm_75, sm_80, sm_90 and sm_90a in one -gencode
       command. Writes OUT/sweep.json: per kernel whether it fuses (or the
-      refusal's id) and whether its output compiles.
+      refusal's id) and whether its output compiles. The kernels of a file
+      share one output; one that fails is split to name its kernel.
+      --defer-compile stops before nvcc, for a machine with more cores:
+
+  scripts/coverage.py sweep-compile --out OUT [--results FILE]
+      nvcc on every output of a deferred sweep. Paths under this
+      repository are kept relative to it, so a copy of the repository
+      holding the suites and OUT compiles them elsewhere.
+
+  scripts/coverage.py sweep-finish --out OUT --compiled FILE
+      Merges sweep-compile's results and prints the table.
 
   scripts/coverage.py report --out OUT        Markdown for docs/coverage.md.
 
@@ -275,7 +285,9 @@ def sweep_config(path, kernels, directory, replace):
 
 
 def sweep_file(args, out, suite, root, path, flags):
-    """One source file's kernels: listed, fused, compiled."""
+    """One source file's kernels: listed and fused. Returns the kernels'
+    rows and the compile jobs: one output holding every kernel that fuses
+    in a mode, so a file costs one nvcc run unless it fails."""
     rel = str(path.relative_to(root))
     key = hashlib.sha256(rel.encode()).hexdigest()[:12]
     d = out / "sweep" / suite / key
@@ -285,7 +297,7 @@ def sweep_file(args, out, suite, root, path, flags):
     db = ["-p", str(out / "db" / "all")]
     rc, text, _ = run([args.kfuse, "list"] + db + [str(path)])
     if rc != 0:
-        return []
+        return [], []
     kernels = listed_kernels(text)
     results = [{"suite": suite, "file": rel, **k, "fused": False, "compiled": False,
                 "replace": False, "id": "", "error": ""} for k in kernels]
@@ -309,23 +321,94 @@ def sweep_file(args, out, suite, root, path, flags):
             if ident == "kfuse-device-variable" and not replace:
                 left.append(i)
         pending = left
-    # Each fused kernel on its own, so a file that does not compile names its kernel.
-    for i, r in enumerate(results):
-        if not r["fused"]:
-            continue
-        fused = d / f"{r['fusion']}{'-replace' if r['replace'] else ''}.fused.cu"
-        rc, text, _ = run([args.kfuse, "fuse", r["config"], "--fusion", r["fusion"], "-o",
-                           str(fused)] + db)
-        if rc != 0:
+    jobs = []
+    for replace in (False, True):
+        group = [i for i, r in enumerate(results) if r["fused"] and r["replace"] == replace]
+        if group:
+            jobs += fuse_job(args, d, suite, rel, path, flags, results, group,
+                             "all" + ("-replace" if replace else ""))
+    return results, jobs
+
+
+def fuse_job(args, d, suite, rel, path, flags, results, group, stem):
+    """`kfuse fuse` for these kernels into one output, and the nvcc command
+    that compiles it; a kernel whose fuse fails is marked refused."""
+    db = ["-p", str(d.parent.parent.parent / "db" / "all")]
+    fused = d / f"{stem}.fused.cu"
+    names = ",".join(results[i]["fusion"] for i in group)
+    rc, text, _ = run([args.kfuse, "fuse", results[group[0]]["config"], "--fusion", names,
+                       "-o", str(fused)] + db)
+    if rc != 0:
+        if len(group) == 1:
+            r = results[group[0]]
             r["fused"], r["id"], r["error"] = False, first_error(text)[1], first_error(text)[0][:300]
+            return []
+        return [job for i in group
+                for job in fuse_job(args, d, suite, rel, path, flags, results, [i],
+                                    f"{stem}-{results[i]['fusion']}")]
+    cmd = ["nvcc", "-c", "-std=c++17"] + GENCODE + [f for f in flags if not f.startswith("-std")] + \
+          [str(fused), "-o", "/dev/null"]
+    job = {"key": f"{suite}/{d.name}/{stem}", "suite": suite, "file": rel,
+           "kernels": [results[i]["kernel"] for i in group],
+           "cwd": portable(str(path.parent)), "cmd": [portable(c) for c in cmd]}
+    for i in group:
+        results[i]["job"] = job["key"]
+    return [job]
+
+
+def portable(text):
+    """A path under the repository, written so another checkout of it (the
+    GPU machine's) can compile the same outputs."""
+    return text.replace(str(ROOT), "@ROOT@")
+
+
+def local(text):
+    return text.replace("@ROOT@", str(ROOT))
+
+
+def compile_jobs(args, jobs):
+    """nvcc on each job's output, in parallel: {key: [rc, first error]}."""
+    def one(job):
+        cmd = [args.nvcc if c == "nvcc" else local(c) for c in job["cmd"]]
+        rc, text, _ = run(cmd, cwd=local(job["cwd"]), timeout=900)
+        return job["key"], [rc, "" if rc == 0 else first_error(text)[0][:400]]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        return dict(pool.map(one, jobs))
+
+
+def finish_sweep(args, out, state, compiled):
+    """Merges nvcc's results; an output of several kernels that fails is
+    fused and compiled again one kernel at a time, so the table names the
+    kernel that fails."""
+    results, jobs = state["results"], state["jobs"]
+    by_key = {j["key"]: j for j in jobs}
+    retry = []
+    for key, (rc, error) in compiled.items():
+        job = by_key[key]
+        rows = [r for r in results if r.get("job") == key]
+        if rc == 0 or len(rows) == 1:
+            for r in rows:
+                r["compiled"], r["nvcc_error"] = rc == 0, error
             continue
-        cmd = [args.nvcc, "-c", "-std=c++17"] + GENCODE + [f for f in flags if not f.startswith("-std")] + \
-              [str(fused), "-o", "/dev/null"]
-        rc, text, _ = run(cmd, cwd=str(path.parent), timeout=900)
-        r["compiled"] = rc == 0
-        if rc != 0:
-            r["nvcc_error"] = first_error(text)[0][:400]
-    return results
+        d = out / "sweep" / job["suite"] / key.split("/")[1]
+        path = Path(local(job["cwd"])) / Path(job["file"]).name
+        flags = [local(c) for c in job["cmd"][3 + len(GENCODE):-3]]
+        for r in rows:
+            i = results.index(r)
+            stem = f"one-{r['fusion']}" + ("-replace" if r["replace"] else "")
+            retry += fuse_job(args, d, job["suite"], job["file"], path, flags, results, [i], stem)
+    if retry:
+        state["jobs"] += retry
+        for key, (rc, error) in compile_jobs(args, retry).items():
+            for r in results:
+                if r.get("job") == key:
+                    r["compiled"], r["nvcc_error"] = rc == 0, error
+    results.sort(key=lambda r: (r["suite"], r["file"], r["line"]))
+    (out / "sweep.json").write_text(json.dumps(state, indent=1))
+    for r in results:
+        if r["fused"] and not r["compiled"]:
+            print(f"FAIL-NVCC {r['suite']}/{r['file']}:{r['kernel']}: {r.get('nvcc_error', '')}")
+    print(sweep_table(results))
 
 
 def cmd_sweep(args):
@@ -342,19 +425,46 @@ def cmd_sweep(args):
                 todo.append((name, root, path, flags))
     if args.limit:
         todo = todo[:args.limit]
-    results = []
+    results, jobs = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(sweep_file, args, out, *t): t for t in todo}
         for f in concurrent.futures.as_completed(futures):
-            rows = f.result()
+            rows, more = f.result()
             results += rows
+            jobs += more
             for r in rows:
-                mark = "ok" if r["fused"] and r["compiled"] else \
-                       "FAIL-NVCC" if r["fused"] else f"refused {r['id']}"
+                mark = "fused" if r["fused"] else f"refused {r['id']}"
                 print(f"{mark} {r['suite']}/{r['file']}:{r['kernel']}", flush=True)
-    results.sort(key=lambda r: (r["suite"], r["file"], r["line"]))
-    (out / "sweep.json").write_text(json.dumps(results, indent=1))
-    print(sweep_table(results))
+    state = {"results": results, "jobs": jobs}
+    if args.only and (out / "sweep.json").exists():
+        # The other files' results stay, as `pairs --only` keeps other pairs.
+        again = {(r["suite"], r["file"]) for r in results} | \
+                {(t[0], str(t[2].relative_to(t[1]))) for t in todo}
+        old = json.loads((out / "sweep.json").read_text())
+        state["results"] += [r for r in old["results"] if (r["suite"], r["file"]) not in again]
+        state["jobs"] += [j for j in old["jobs"] if (j["suite"], j["file"]) not in again]
+    (out / "sweep.json").write_text(json.dumps(state, indent=1))
+    if args.defer_compile:
+        print(f"sweep: {len(jobs)} outputs to compile: coverage.py sweep-compile --out {out}")
+        return
+    finish_sweep(args, out, state, compile_jobs(args, jobs))
+
+
+def cmd_sweep_compile(args):
+    """Compiles a deferred sweep's outputs (on a machine with more cores)."""
+    out = Path(args.out).resolve()
+    state = json.loads((out / "sweep.json").read_text())
+    compiled = compile_jobs(args, state["jobs"])
+    target = Path(args.results) if args.results else out / "compiled.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(compiled, indent=1))
+    print(f"{sum(1 for rc, _ in compiled.values() if rc == 0)} of {len(compiled)} outputs compile")
+
+
+def cmd_sweep_finish(args):
+    out = Path(args.out).resolve()
+    state = json.loads((out / "sweep.json").read_text())
+    finish_sweep(args, out, state, json.loads(Path(args.compiled).read_text()))
 
 
 def sweep_table(results):
@@ -702,7 +812,22 @@ def main():
     w.add_argument("--only", action="append", default=[], help="files whose path holds this")
     w.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
     w.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    w.add_argument("--defer-compile", action="store_true",
+                   help="write the outputs and their nvcc commands only (see sweep-compile)")
     w.set_defaults(fn=cmd_sweep)
+    wc = sub.add_parser("sweep-compile")
+    wc.add_argument("--out", required=True)
+    wc.add_argument("--jobs", type=int, default=os.cpu_count())
+    wc.add_argument("--results", help="where to write nvcc's results (default OUT/compiled.json)")
+    wc.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    wc.set_defaults(fn=cmd_sweep_compile)
+    wf = sub.add_parser("sweep-finish")
+    wf.add_argument("--out", required=True)
+    wf.add_argument("--compiled", required=True, help="sweep-compile's results")
+    wf.add_argument("--jobs", type=int, default=os.cpu_count())
+    wf.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
+    wf.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    wf.set_defaults(fn=cmd_sweep_finish)
     rp = sub.add_parser("report")
     rp.add_argument("--out", required=True)
     rp.set_defaults(fn=cmd_report)

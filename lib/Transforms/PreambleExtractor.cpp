@@ -8,6 +8,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/PreprocessingRecord.h"
@@ -39,6 +40,44 @@ enum class IncludeMode {
   Repeat, ///< An earlier input's preamble brought in this unguarded header.
 };
 
+/// The free host functions (not templates, not methods) that code reaches
+/// by name, and whether it launches a kernel.
+class HostReferences : public RecursiveASTVisitor<HostReferences> {
+public:
+  std::vector<const FunctionDecl *> Found;
+  bool Launches = false;
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()); F && isFreeHostFunction(*F))
+      Found.push_back(F->getCanonicalDecl());
+    return true;
+  }
+  /// A call that depends on a template argument names every candidate.
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *E) {
+    for (const NamedDecl *D : E->decls())
+      if (const auto *F = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
+          F && isFreeHostFunction(*F))
+        Found.push_back(F->getCanonicalDecl());
+    return true;
+  }
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
+    Launches = true;
+    return true;
+  }
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  static bool isFreeHostFunction(const FunctionDecl &F) {
+    return !isa<CXXMethodDecl>(F) && F.getTemplatedKind() == FunctionDecl::TK_NonTemplate &&
+           !F.hasAttr<CUDADeviceAttr>() && !F.hasAttr<CUDAGlobalAttr>() && !F.getBuiltinID();
+  }
+};
+
+/// What a host function the preamble's code calls becomes.
+enum class HostCallee {
+  Prototype, ///< Its declaration: the original object defines it.
+  Whole,     ///< Its definition (static or inline: no object exports it).
+};
+
 class Extractor {
 public:
   Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames,
@@ -54,6 +93,7 @@ public:
   }
 
   std::optional<ExtractedPreamble> run(PreambleHistory &History) {
+    findHostCallees();
     visitContext(Unit.getASTContext().getTranslationUnitDecl());
     if (!renameSymbols())
       return std::nullopt;
@@ -88,6 +128,9 @@ private:
   std::vector<Inclusion> Inclusions;
   std::map<const InclusionDirective *, IncludeMode> Modes;
   std::map<FileID, bool> NeedsCopy;
+  /// Host functions that code the preamble keeps calls (a class's inline
+  /// method, a __host__ __device__ function): they cannot simply vanish.
+  std::map<const FunctionDecl *, HostCallee> HostCallees;
 
   bool inDropped(SourceLocation Loc) const {
     return std::any_of(Dropped.begin(), Dropped.end(), [&](const CharSourceRange &R) {
@@ -168,6 +211,8 @@ private:
       if (!F->hasAttr<CUDADeviceAttr>()) {
         if (Template)
           dropExplicitInstantiations(*Template);
+        if (auto It = HostCallees.find(F->getCanonicalDecl()); It != HostCallees.end())
+          return keepHostCallee(*F, It->second);
         return drop(D, "host function '" + F->getQualifiedNameAsString() + "' left out");
       }
       if (!Template)
@@ -186,6 +231,75 @@ private:
     if (const auto *Named = dyn_cast<NamedDecl>(D);
         Named && isa<TagDecl, TypedefNameDecl, ClassTemplateDecl>(D))
       keep(Named);
+  }
+
+  /// Whether the preamble keeps \p D (before it is visited): what refers to
+  /// a host function from there needs it.
+  bool keptRoot(const Decl *D) const {
+    const auto *Template = dyn_cast<FunctionTemplateDecl>(D);
+    const auto *F = Template ? Template->getTemplatedDecl() : dyn_cast<FunctionDecl>(D);
+    if (F)
+      return F->hasAttr<CUDAGlobalAttr>() ? Use == PreambleUse::Originals
+                                          : F->hasAttr<CUDADeviceAttr>();
+    if (const auto *V = dyn_cast<VarDecl>(D))
+      return V->hasAttr<CUDASharedAttr>() || V->getType().isConstQualified() || V->isConstexpr() ||
+             isMutableDeviceVariable(*V);
+    return isa<TagDecl, TypedefNameDecl, ClassTemplateDecl>(D);
+  }
+
+  void collectRoots(const DeclContext *DC, std::vector<const Decl *> &Roots) const {
+    for (const Decl *D : DC->decls()) {
+      if (D->isImplicit() || !inProjectFile(D))
+        continue;
+      if (isa<NamespaceDecl, LinkageSpecDecl>(D))
+        collectRoots(cast<DeclContext>(D), Roots);
+      else if (keptRoot(D))
+        Roots.push_back(D);
+    }
+  }
+
+  /// The host functions kept code calls, and what each becomes: an
+  /// exported one is declared (its object links), a static or inline one
+  /// is kept whole with what it calls in turn, unless it launches a kernel.
+  void findHostCallees() {
+    std::vector<const Decl *> Roots;
+    collectRoots(Unit.getASTContext().getTranslationUnitDecl(), Roots);
+    HostReferences Refs;
+    for (const Decl *D : Roots)
+      Refs.TraverseDecl(const_cast<Decl *>(D));
+    std::vector<const FunctionDecl *> Work = std::move(Refs.Found);
+    while (!Work.empty()) {
+      const FunctionDecl *F = Work.back();
+      Work.pop_back();
+      if (HostCallees.count(F) || !inProjectFile(F))
+        continue;
+      const FunctionDecl *Def = F->getDefinition();
+      if (!Def || (Def->isExternallyVisible() && !Def->isInlined())) {
+        HostCallees[F] = HostCallee::Prototype;
+        continue;
+      }
+      HostReferences Body;
+      Body.TraverseDecl(const_cast<FunctionDecl *>(Def));
+      HostCallees[F] = Body.Launches ? HostCallee::Prototype : HostCallee::Whole;
+      if (!Body.Launches)
+        Work.insert(Work.end(), Body.Found.begin(), Body.Found.end());
+    }
+  }
+
+  /// A host function kept code calls: declarations stay; a definition
+  /// stays whole or gives way to its declaration.
+  void keepHostCallee(const FunctionDecl &F, HostCallee As) {
+    if (!F.isThisDeclarationADefinition() || As == HostCallee::Whole)
+      return;
+    CharSourceRange Whole = wholeDecl(&F);
+    SourceLocation Body = SM.getExpansionLoc(F.getBody()->getBeginLoc());
+    llvm::StringRef Head = Lexer::getSourceText(
+        CharSourceRange::getCharRange(Whole.getBegin(), Body), SM, Unit.getLangOpts());
+    DefinesTwice.insert(fileOf(&F));
+    Dropped.push_back(Whole);
+    Rewriter.ReplaceText(Whole, "// kfuse: the original object defines host function '" +
+                                    F.getQualifiedNameAsString() + "'.\n" + Head.rtrim().str() +
+                                    ";");
   }
 
   /// A copy (static, so the original object keeps its own), an extern
