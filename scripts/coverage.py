@@ -291,6 +291,10 @@ def sweep_file(args, out, suite, root, path, flags):
     rel = str(path.relative_to(root))
     key = hashlib.sha256(rel.encode()).hexdigest()[:12]
     d = out / "sweep" / suite / key
+    done = d / "kfuse.json"
+    if args.resume and done.exists() and done.stat().st_mtime > Path(args.kfuse).stat().st_mtime:
+        saved = json.loads(done.read_text())
+        return saved["results"], saved["jobs"]
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     (d / "partner.cu").write_text(TRIVIAL)
@@ -327,6 +331,7 @@ def sweep_file(args, out, suite, root, path, flags):
         if group:
             jobs += fuse_job(args, d, suite, rel, path, flags, results, group,
                              "all" + ("-replace" if replace else ""))
+    done.write_text(json.dumps({"results": results, "jobs": jobs}))
     return results, jobs
 
 
@@ -812,6 +817,8 @@ def main():
     w.add_argument("--only", action="append", default=[], help="files whose path holds this")
     w.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
     w.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    w.add_argument("--resume", action="store_true",
+                   help="keep the kfuse results of files done since the kfuse binary last changed")
     w.add_argument("--defer-compile", action="store_true",
                    help="write the outputs and their nvcc commands only (see sweep-compile)")
     w.set_defaults(fn=cmd_sweep)

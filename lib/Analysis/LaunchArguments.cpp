@@ -138,7 +138,11 @@ bool tunable(const Config &C, const FusionSpec &F, Reporter &Diags) {
   bool Ok = true;
   for (const std::string &Id : F.Kernels) {
     const KernelSpec *K = C.findKernel(Id);
-    if (!K->Launch) {
+    if (K->LaunchFill) {
+      Diags.report({{ID::TuneLaunchFill, K->LaunchFill->Line, K->LaunchFill->Column, {Id}}},
+                   C.Path);
+      Ok = false;
+    } else if (!K->Launch) {
       Diags.report({{ID::TuneNoLaunch, K->Position.Line, K->Position.Column, {Id}}}, C.Path);
       Ok = false;
     }

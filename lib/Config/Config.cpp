@@ -255,6 +255,10 @@ private:
   /// Decoded in 64 bits, so that a value past a limit is reported as itself.
   std::optional<uint64_t> positiveInteger64(const YAML::Node &N, const std::string &What) {
     uint64_t V = 0;
+    if (N.IsScalar() && N.Scalar() == FillMarker) {
+      problem(ID::ConfigFill, positionOf(N), {What});
+      return std::nullopt;
+    }
     if (!N.IsScalar() || !YAML::convert<uint64_t>::decode(N, V) || V == 0 ||
         N.Scalar().find_first_not_of("0123456789") != std::string::npos) {
       problem(ID::ConfigBadValue, positionOf(N), {What, "a positive integer"});
@@ -367,7 +371,9 @@ private:
       Ok &= B.has_value();
       K.AnyGrid = B.value_or(false);
     }
-    if (YAML::Node Launch = N["launch"]) {
+    if (YAML::Node Launch = N["launch"]; Launch && (K.LaunchFill = fillIn(Launch))) {
+      // Read when FILL is replaced; tune says so.
+    } else if (Launch) {
       K.Launch = readLaunch(Launch);
       Ok &= K.Launch.has_value();
       // The promise covers 1-D grids: a persistent grid replaces the launch's.
@@ -380,6 +386,21 @@ private:
     if (!Ok)
       return std::nullopt;
     return K;
+  }
+
+  /// The first FILL placeholder suggest left in \p N, if any.
+  static std::optional<ConfigPosition> fillIn(const YAML::Node &N) {
+    if (N.IsScalar() && N.Scalar() == FillMarker)
+      return positionOf(N);
+    if (N.IsSequence())
+      for (const YAML::Node &E : N)
+        if (std::optional<ConfigPosition> At = fillIn(E))
+          return At;
+    if (N.IsMap())
+      for (const auto &KV : N)
+        if (std::optional<ConfigPosition> At = fillIn(KV.second))
+          return At;
+    return std::nullopt;
   }
 
   std::optional<LaunchSpec> readLaunch(const YAML::Node &N) {

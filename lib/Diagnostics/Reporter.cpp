@@ -25,8 +25,8 @@ std::pair<diag::ID, std::string> unreadable(const std::string &Path) {
   return {diag::ID::FileNotFound, ""};
 }
 
-Reporter::Reporter(llvm::raw_ostream &OS)
-    : Ids(new clang::DiagnosticIDs()), Options(new clang::DiagnosticOptions()),
+Reporter::Reporter(llvm::raw_ostream &OS, bool Remarks)
+    : Ids(new clang::DiagnosticIDs()), Options(new clang::DiagnosticOptions()), Remarks(Remarks),
       Files(clang::FileSystemOptions()) {
   Options->ShowColors = OS.has_colors();
   Printer = std::make_unique<clang::TextDiagnosticPrinter>(OS, Options.get());
@@ -73,7 +73,10 @@ unsigned Reporter::customId(diag::ID Id) {
   std::string Format = Info.Format;
   if (*Info.StableId)
     Format += std::string(" [") + Info.StableId + "]";
-  unsigned Custom = Ids->getCustomDiagID(Info.Level, Format);
+  clang::DiagnosticIDs::Level Level = Info.Level;
+  if (Level == clang::DiagnosticIDs::Remark && !Remarks)
+    Level = clang::DiagnosticIDs::Ignored;
+  unsigned Custom = Ids->getCustomDiagID(Level, Format);
   CustomIds[Id] = Custom;
   return Custom;
 }

@@ -2,6 +2,8 @@
 
 #include "kfuse/Emission/SuggestionPrinter.h"
 
+#include "kfuse/Config/Config.h"
+
 #include "llvm/Support/Format.h"
 
 #include <set>

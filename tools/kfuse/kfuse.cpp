@@ -115,6 +115,11 @@ cl::opt<std::string> ResourceDir(
              " beside kfuse's directory, else the one it was built with)"),
     cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune), cl::sub(Suggest),
     cl::cat(Category));
+cl::opt<bool> ShowRemarks("remarks",
+                          cl::desc("Also print remarks: what kfuse chose where the config is "
+                                   "silent (the grid, a kernel left as launched)"),
+                          cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune),
+                          cl::sub(Suggest), cl::cat(Category));
 
 cl::extrahelp MoreHelp(
     "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"
@@ -168,7 +173,7 @@ int main(int argc, const char **argv) {
     Settings.BuildDir = BuildDir;
   Settings.ExtraArgs = Extra;
 
-  kfuse::Reporter Diags(errs());
+  kfuse::Reporter Diags(errs(), ShowRemarks);
   if (Fuse) {
     kfuse::FuseRequest Request;
     Request.ConfigPath = ConfigPath;

@@ -52,6 +52,9 @@ struct BufferFill {
   double Low = -1.0, High = 1.0;
 };
 
+/// The placeholder kfuse suggest writes for a value the user must give.
+constexpr const char *FillMarker = "FILL";
+
 /// One argument of a launch: a device buffer kfuse allocates and fills, or a
 /// scalar value as written.
 struct LaunchArg {
@@ -84,6 +87,9 @@ struct KernelSpec {
   /// it once on the fused grid instead of looping over its blocks.
   bool AnyGrid = false;
   std::optional<LaunchSpec> Launch; ///< For kfuse tune.
+  /// Where the launch still says FILL (suggest's placeholder): only tune
+  /// needs the launch, so only tune refuses it.
+  std::optional<ConfigPosition> LaunchFill;
   ConfigPosition Position;
 
   unsigned blockThreads() const { return Block[0] * Block[1] * Block[2]; }

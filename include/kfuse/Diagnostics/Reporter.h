@@ -29,7 +29,9 @@ std::pair<diag::ID, std::string> unreadable(const std::string &Path);
 
 class Reporter {
 public:
-  explicit Reporter(llvm::raw_ostream &OS);
+  /// Remarks (what kfuse chose for the user, such as the grid) are printed
+  /// only when \p Remarks asks for them, as Clang prints them only for -R.
+  explicit Reporter(llvm::raw_ostream &OS, bool Remarks = false);
   ~Reporter();
   Reporter(const Reporter &) = delete;
   Reporter &operator=(const Reporter &) = delete;
@@ -61,6 +63,7 @@ private:
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> Options;
   std::unique_ptr<clang::DiagnosticConsumer> Printer;
   std::map<diag::ID, unsigned> CustomIds;
+  bool Remarks;
   // Files kfuse reads itself, so their problems can point into them.
   clang::FileManager Files;
   std::unique_ptr<clang::DiagnosticsEngine> FileDiags;

@@ -32,9 +32,6 @@ enum class ConfigContent {
 /// refuses, with a comment saying what the source computes there.
 std::string printSuggestedConfig(const Suggestions &S, ConfigContent Content);
 
-/// The placeholder for a value the user must give.
-constexpr const char *FillMarker = "FILL";
-
 } // namespace kfuse
 
 #endif
