@@ -155,6 +155,8 @@ def run(cmd, cwd=None, timeout=600):
         return p.returncode, p.stdout + p.stderr, time.time() - start
     except subprocess.TimeoutExpired:
         return 124, "timed out", time.time() - start
+    except OSError as e:
+        return 127, f"cannot run {cmd[0]}: {e}", time.time() - start
 
 
 def cache_key(path, flags):
@@ -251,7 +253,9 @@ def listed_kernels(text):
             continue
         name = m.group(1)
         inst = re.search(r"^  instantiations: (.+)$", block, re.M)
-        if inst:
+        # A template no line of its file instantiates keeps its own name:
+        # kfuse says why it cannot be fused.
+        if inst and not inst.group(1).startswith("none"):
             # The first, up to a comma outside its template arguments.
             depth, first = 0, ""
             for c in inst.group(1):

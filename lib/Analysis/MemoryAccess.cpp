@@ -1909,12 +1909,30 @@ private:
       AccessKind K = I == Intrinsic::SurfaceWrite ? AccessKind::Write
                      : I == Intrinsic::Handler    ? AccessKind::Unknown
                                                   : AccessKind::Read;
-      record({unknownPlace(quoted(&C) + " reaches memory through a surface or texture")}, K, &C,
-             QualType());
+      // A texture or surface object the kernel receives reaches memory
+      // through what that argument holds, as a pointer in a struct does.
+      const ParmVarDecl *Handle = I == Intrinsic::Handler ? nullptr : handleParameter(C, First);
+      record({Handle ? reachedPlace(*Handle, quoted(&C) + " reaches memory through the object '" +
+                                                 Handle->getName().str() + "' holds")
+                     : unknownPlace(quoted(&C) + " reaches memory through a surface or texture")},
+             K, &C, QualType());
       break;
     }
     }
     return opaqueResult(C);
+  }
+
+  /// The kernel's parameter that holds the texture or surface object
+  /// \p C reads or writes through; null when the object comes from
+  /// anywhere else.
+  const ParmVarDecl *handleParameter(const CallExpr &C, unsigned First) const {
+    for (unsigned N = First; N < C.getNumArgs(); ++N) {
+      const Expr *A = C.getArg(N)->IgnoreParenImpCasts();
+      std::string Type = A->getType().getAsString();
+      if (Type == "cudaTextureObject_t" || Type == "cudaSurfaceObject_t")
+        return heldInParameter(A);
+    }
+    return nullptr;
   }
 
   /// A call kfuse does not walk into: each argument may be used in any way
