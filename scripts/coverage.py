@@ -463,10 +463,15 @@ def cmd_sweep_compile(args):
     """Compiles a deferred sweep's outputs (on a machine with more cores)."""
     out = Path(args.out).resolve()
     state = json.loads((out / "sweep.json").read_text())
-    compiled = compile_jobs(args, state["jobs"])
     target = Path(args.results) if args.results else out / "compiled.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(compiled, indent=1))
+    compiled = json.loads(target.read_text()) if target.exists() else {}
+    todo = [j for j in state["jobs"] if j["key"] not in compiled]
+    # Written after every output, so a machine whose time runs out keeps
+    # what it compiled; a second run goes on from there.
+    for i in range(0, len(todo), args.jobs):
+        compiled.update(compile_jobs(args, todo[i:i + args.jobs]))
+        target.write_text(json.dumps(compiled, indent=1))
     print(f"{sum(1 for rc, _ in compiled.values() if rc == 0)} of {len(compiled)} outputs compile")
 
 

@@ -77,7 +77,12 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
   Options.GpuArch = Settings.GpuArch;
   Options.ResourceDir = Settings.ResourceDir;
   Options.BuildDir = Settings.BuildDir;
-  Options.ExtraArgs = Settings.ExtraArgs;
+  TranslatedCommand Extra = translateExtraArguments(Settings.ExtraArgs);
+  if (!Extra.Error.empty()) {
+    Diags.report(diag::ID::ExtraArguments) << Extra.Error;
+    return std::nullopt;
+  }
+  Options.ExtraArgs = std::move(Extra.Args);
   return Options;
 }
 

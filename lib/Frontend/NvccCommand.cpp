@@ -385,6 +385,58 @@ TranslatedCommand translateNvccCommand(const std::vector<std::string> &Args,
   return Out;
 }
 
+namespace {
+
+/// Whether \p O is spelled only by nvcc: Clang reads the shared spellings
+/// (-D, -I, -std, -O, -o, -c, -x, -M*) as nvcc does, so those pass as they are.
+bool nvccOnly(const NvccOption &O) {
+  if (O.What != Action::Drop)
+    return !llvm::is_contained({Action::Define, Action::Undefine, Action::Include,
+                                Action::SystemInclude, Action::PreInclude, Action::Std,
+                                Action::Optimize, Action::Compile, Action::Output,
+                                Action::NoWarnings},
+                               O.What);
+  return !llvm::is_contained({"x", "L", "l", "M", "MM", "MD", "MMD", "MP", "MF", "MT", "Werror"},
+                             llvm::StringRef(O.Short));
+}
+
+} // namespace
+
+bool isCompilerOption(llvm::StringRef Arg) {
+  if (!Arg.starts_with("-") || Arg == "-" || Arg == "--")
+    return false;
+  llvm::StringRef Body = Arg.drop_front(Arg.starts_with("--") ? 2 : 1);
+  llvm::StringRef Value;
+  // -lfoo and -Lpath are left out: LLVM's parser takes -list-replaced too.
+  return findOption(Body.split('=').first) ||
+         (!Arg.starts_with("--") && llvm::StringRef("DUIO").contains(Body.front()) &&
+          attachedAction(Body, Value));
+}
+
+TranslatedCommand translateExtraArguments(const std::vector<std::string> &Extra) {
+  std::vector<std::string> Nvcc{"nvcc"}, Kept;
+  for (size_t I = 0; I < Extra.size(); ++I) {
+    llvm::StringRef Arg = Extra[I];
+    llvm::StringRef Body = Arg.drop_front(Arg.starts_with("--") ? 2 : 1);
+    const NvccOption *O = Arg.starts_with("-") ? findOption(Body.split('=').first) : nullptr;
+    if (!O || !nvccOnly(*O)) {
+      Kept.push_back(Extra[I]);
+      continue;
+    }
+    Nvcc.push_back(Extra[I]);
+    if (O->TakesValue && !Body.contains('=') && I + 1 < Extra.size())
+      Nvcc.push_back(Extra[++I]);
+  }
+  TranslatedCommand Out = translateNvccCommand(Nvcc, ".");
+  Out.Args.erase(Out.Args.begin()); // "clang++"
+  // The architectures as Clang spells them, so the parser chooses among
+  // them as it does for a compile command's.
+  for (const std::string &Arch : Out.GpuArchs)
+    Out.Args.push_back("--cuda-gpu-arch=" + Arch);
+  Out.Args.insert(Out.Args.end(), Kept.begin(), Kept.end());
+  return Out;
+}
+
 std::vector<std::string> takeClangGpuArchs(std::vector<std::string> &Args) {
   std::vector<std::string> Archs;
   std::vector<std::string> Kept;

@@ -2,6 +2,7 @@
 
 #include "kfuse/Transforms/HorizontalFuser.h"
 
+#include "kfuse/Analysis/Mutations.h"
 #include "kfuse/Transforms/KernelRewrites.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -12,6 +13,8 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/Path.h"
+
+#include <set>
 
 namespace kfuse {
 
@@ -97,6 +100,29 @@ std::string origin(const FusionMember &M) {
 /// The parameter as the user declared it, under its new name. Falls back to
 /// Clang's spelling of the type when the declaration comes from a macro or
 /// a template.
+/// The parameters \p Kernel's body changes (`p += offset`, `n--`, a
+/// member of a struct parameter, one bound to a non-const reference).
+std::set<const clang::ParmVarDecl *> changedParams(const clang::FunctionDecl &Kernel) {
+  std::set<const clang::ParmVarDecl *> Changed;
+  forEachMutation(Kernel.getBody(), [&](const clang::Expr *E) {
+    while (true) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E); M && !M->isArrow())
+        E = M->getBase();
+      else if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E);
+               A && A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+        E = A->getBase();
+      else
+        break;
+    }
+    if (const auto *R = llvm::dyn_cast<clang::DeclRefExpr>(E))
+      if (const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(R->getDecl());
+          P && P->getDeclContext() == &Kernel)
+        Changed.insert(P);
+  });
+  return Changed;
+}
+
 std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Name,
                              const FusionMember &M, Reporter &Diags) {
   clang::ASTUnit &Unit = *M.Unit;
@@ -248,6 +274,11 @@ public:
     std::string SharedOffset = Names.allocate(Prefix + "_shared_offset");
 
     RenameMap Renames;
+    // A section may run once per original block it loops over (persistent,
+    // dynamic and proportional grids): a parameter its body changes starts
+    // from the launch's value each time, as a copy of its own.
+    std::set<const clang::ParmVarDecl *> Changed = changedParams(*Model.Decl);
+    std::vector<std::string> ParamCopies;
     for (const clang::ParmVarDecl *P : Model.Params) {
       MemberParam Key{Index, P};
       if (std::optional<MemberParam> Source = aliasOf(Key)) {
@@ -262,6 +293,12 @@ public:
         S.Params.push_back(
             {paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M)});
     }
+    for (const clang::ParmVarDecl *P : Model.Params)
+      if (Changed.count(P)) {
+        std::string Copy = Names.allocate(Renames[P] + "_copy");
+        ParamCopies.push_back("decltype(" + Renames[P] + ") " + Copy + " = " + Renames[P] + ";");
+        Renames[P] = Copy;
+      }
     Built.Launches[Index] = S.LaunchName;
     if (Chains) {
       if (auto It = Chains->SameGridAs.find(Index); It != Chains->SameGridAs.end())
@@ -307,6 +344,7 @@ public:
       S.SharedAlign = Ctx.DynamicSharedAlign;
     }
     S.Declarations = namespaceDirectives(*Model.Decl);
+    S.Declarations.insert(S.Declarations.end(), ParamCopies.begin(), ParamCopies.end());
     // Types kfuse prints itself (inlined parameters, template arguments)
     // carry the old names, which the section points at the renamed types.
     for (const auto &[Symbol, NewName] : M.Renames->NewNames)

@@ -16,6 +16,7 @@
 
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Driver/Commands.h"
+#include "kfuse/Frontend/NvccCommand.h"
 #include "kfuse/Frontend/ResourceDir.h"
 
 #include "clang/Basic/Version.h"
@@ -152,6 +153,16 @@ int main(int argc, const char **argv) {
       Extra.assign(argv + I + 1, argv + argc);
       break;
     }
+  // A compiler option before '--' would meet LLVM's "did you mean" for a
+  // kfuse option; say where it goes instead. (-o is kfuse's own.)
+  for (int I = 2; I < OwnArgs; ++I) {
+    llvm::StringRef Arg = argv[I];
+    if (kfuse::isCompilerOption(Arg) && !Arg.starts_with("-o") && !Arg.starts_with("--o")) {
+      errs() << "kfuse: '" << Arg << "' is an option of the compiler's: give it after '--', "
+             << "as in 'kfuse " << argv[1] << " ... -- " << Arg << "'\n";
+      return 2;
+    }
+  }
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([Argv0 = argv[0]](raw_ostream &OS) {
     kfuse::ParseSettings Settings;

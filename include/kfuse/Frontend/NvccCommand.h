@@ -43,6 +43,16 @@ bool isNvccCommand(const std::vector<std::string> &Args);
 TranslatedCommand translateNvccCommand(const std::vector<std::string> &Args,
                                        llvm::StringRef Directory);
 
+/// Whether \p Arg is an option of nvcc's (or one Clang spells the same),
+/// which belongs to the compile command, not to kfuse.
+bool isCompilerOption(llvm::StringRef Arg);
+
+/// The arguments given after '--': options only nvcc spells (-arch=sm_80,
+/// -gencode, --expt-relaxed-constexpr, -Xcompiler ...) translated as in a
+/// compile command, the architectures as --cuda-gpu-arch=; the rest (Clang's
+/// and the spellings both share) as given.
+TranslatedCommand translateExtraArguments(const std::vector<std::string> &Extra);
+
 /// Removes Clang's own GPU architecture options (--cuda-gpu-arch=,
 /// --offload-arch=) from \p Args, so that one architecture can be given,
 /// and returns the architectures they named.
