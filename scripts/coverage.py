@@ -395,7 +395,7 @@ def finish_sweep(args, out, state, compiled):
     for key, (rc, error) in compiled.items():
         job = by_key[key]
         rows = [r for r in results if r.get("job") == key]
-        if rc == 0 or len(rows) == 1:
+        if rc == 0 or len(rows) == 1 or args.no_split:
             for r in rows:
                 r["compiled"], r["nvcc_error"] = rc == 0, error
             continue
@@ -840,6 +840,8 @@ def main():
     wf = sub.add_parser("sweep-finish")
     wf.add_argument("--out", required=True)
     wf.add_argument("--compiled", required=True, help="sweep-compile's results")
+    wf.add_argument("--no-split", action="store_true",
+                    help="count every kernel of an output that fails, without compiling them one by one")
     wf.add_argument("--jobs", type=int, default=os.cpu_count())
     wf.add_argument("--kfuse", default=str(ROOT / "build" / "bin" / "kfuse"))
     wf.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
