@@ -128,6 +128,8 @@ private:
   std::vector<Inclusion> Inclusions;
   std::map<const InclusionDirective *, IncludeMode> Modes;
   std::map<FileID, bool> NeedsCopy;
+  /// Where `static` was written, so that no declaration gets it twice.
+  std::set<unsigned> Internalized;
   /// Host functions that code the preamble keeps calls (a class's inline
   /// method, a __host__ __device__ function): they cannot simply vanish.
   std::map<const FunctionDecl *, HostCallee> HostCallees;
@@ -220,6 +222,10 @@ private:
       return keep(F);
     }
     if (const auto *V = dyn_cast<VarDecl>(D)) {
+      // A variable template's instantiation has no text of its own: the
+      // template's is kept as written.
+      if (isa<VarTemplateSpecializationDecl>(V))
+        return;
       if (isMutableDeviceVariable(*V))
         return deviceVariable(*V);
       bool Shared = V->hasAttr<CUDASharedAttr>();
@@ -330,7 +336,11 @@ private:
       return; // Already a declaration.
     CharSourceRange Whole = wholeDecl(&V);
     SourceLocation End = Whole.getEnd();
-    if (const Expr *Init = V.getInit())
+    // A class-typed variable without an initializer has an implicit
+    // construction that starts at its name, which stays.
+    SourceLocation Name = SM.getExpansionLoc(V.getLocation());
+    if (const Expr *Init = V.getInit();
+        Init && SM.isBeforeInTranslationUnit(Name, SM.getExpansionLoc(Init->getBeginLoc())))
       End = SM.getExpansionLoc(Init->getBeginLoc());
     llvm::StringRef Text = Lexer::getSourceText(
         CharSourceRange::getCharRange(Whole.getBegin(), End), SM, Unit.getLangOpts());
@@ -550,6 +560,11 @@ private:
     if (const LinkageSpecDecl *Spec = bracelessLinkage(&V))
       return replaceLinkage(*Spec, "static ");
     SourceLocation Begin = wholeDecl(&V).getBegin();
+    // A variable template's `static` follows its template parameters.
+    if (V.getDescribedVarTemplate())
+      Begin = SM.getExpansionLoc(V.getInnerLocStart());
+    if (!Internalized.insert(SM.getFileOffset(Begin)).second)
+      return; // Already static: a header's text is edited once.
     if (V.getStorageClass() == SC_Extern) {
       // extern const int k = 1; spells its linkage: the keyword is its first token.
       Rewriter.ReplaceText(Begin, 6, "static");
