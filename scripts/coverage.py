@@ -395,7 +395,7 @@ def finish_sweep(args, out, state, compiled):
     for key, (rc, error) in compiled.items():
         job = by_key[key]
         rows = [r for r in results if r.get("job") == key]
-        if rc == 0 or len(rows) == 1 or args.no_split:
+        if rc == 0 or len(rows) == 1 or getattr(args, "no_split", False):
             for r in rows:
                 r["compiled"], r["nvcc_error"] = rc == 0, error
             continue
