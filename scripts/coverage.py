@@ -182,6 +182,17 @@ def write_database(out, entries):
     (out / "compile_commands.json").write_text(json.dumps(db, indent=1))
 
 
+def suites_with_database(args, out):
+    """The suites the command line names, and one compile_commands.json
+    (OUT/db/all) holding every file of them."""
+    suites = parse_suites(args.suite)
+    every = []
+    for name, root in suites.items():
+        every += list(suite_files(name, root))
+    write_database(out / "db" / "all", every)
+    return suites
+
+
 def cmd_files(args):
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -422,11 +433,7 @@ def finish_sweep(args, out, state, compiled):
 
 def cmd_sweep(args):
     out = Path(args.out).resolve()
-    suites = parse_suites(args.suite)
-    every = []
-    for name, root in suites.items():
-        every += list(suite_files(name, root))
-    write_database(out / "db" / "all", every)
+    suites = suites_with_database(args, out)
     todo = []
     for name, root in suites.items():
         for path, flags in suite_files(name, root):
@@ -563,11 +570,7 @@ def write_pair_config(pair, suites, directory):
 def cmd_pairs(args):
     import yaml
     out = Path(args.out).resolve()
-    suites = parse_suites(args.suite)
-    every = []
-    for name, root in suites.items():
-        every += list(suite_files(name, root))
-    write_database(out / "db" / "all", every)
+    suites = suites_with_database(args, out)
     previous = {}
     if args.only and (out / "pairs.json").exists():
         previous = {r["name"]: r for r in json.loads((out / "pairs.json").read_text())}
