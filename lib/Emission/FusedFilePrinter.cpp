@@ -403,7 +403,7 @@ void printLauncherSignature(llvm::raw_ostream &OS, const FusedKernel &K, bool Po
   for (const FusedSection &S : K.Sections) {
     OS << "kfuse_launch " << S.LaunchName;
     for (const FusedParam &P : S.Params)
-      OS << ", " << (Portable ? P.Portable.Declaration : P.Declaration);
+      OS << ", " << (Portable ? P.Portable.Declaration : P.HostDeclaration);
     OS << ", ";
   }
   OS << "cudaStream_t stream";

@@ -97,7 +97,11 @@ std::vector<ShimFile> CudaInstallation::shims() const {
 }
 
 std::vector<std::string> CudaInstallation::clangArguments(const std::string &ShimDir) const {
-  std::vector<std::string> Args = {"--cuda-path=" + Path, "-Wno-unknown-cuda-version"};
+  // Attributes nvcc knows and Clang 19 does not know or ignores in CUDA
+  // (the toolkit's `__grid_constant__`, `__managed__`) are nvcc's to judge,
+  // not a warning of kfuse's; kfuse reads those two from their spelling.
+  std::vector<std::string> Args = {"--cuda-path=" + Path, "-Wno-unknown-cuda-version",
+                                   "-Wno-unknown-attributes", "-Wno-ignored-attributes"};
   llvm::SmallString<256> Cccl(Path);
   llvm::sys::path::append(Cccl, "include", "cccl");
   if (llvm::sys::fs::is_directory(Cccl)) {

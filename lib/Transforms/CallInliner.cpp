@@ -58,9 +58,14 @@ std::string argumentDeclarations(const clang::TemplateParameterList &Params,
       continue;
     if (A.getKind() == clang::TemplateArgument::Type)
       Text += "using " + P->getName().str() + " = " + print(A.getAsType(), AST) + ";\n";
-    else if (A.getKind() == clang::TemplateArgument::Integral)
-      Text += "constexpr " + print(A.getIntegralType(), AST, P->getName().str()) + " = " +
-              llvm::toString(A.getAsIntegral(), 10) + ";\n";
+    else if (A.getKind() == clang::TemplateArgument::Integral) {
+      // An enumerator is printed by its value, which an enum takes only by a cast.
+      std::string Value = llvm::toString(A.getAsIntegral(), 10);
+      if (A.getIntegralType()->isEnumeralType())
+        Value = "static_cast<" + print(A.getIntegralType(), AST) + ">(" + Value + ")";
+      Text += "constexpr " + print(A.getIntegralType(), AST, P->getName().str()) + " = " + Value +
+              ";\n";
+    }
   }
   return Text;
 }
@@ -154,6 +159,8 @@ public:
       Ok &= inlineCall(*C);
     Ok &= placeHoisted();
     Ok &= rewriteReturns(Model, Returns, Edits);
+    for (const clang::CompoundStmt *C : Model.DiscardedBranches)
+      Ok &= Edits.replaceStatement(*C, "{}", "a discarded 'if constexpr' branch");
     Ctx.KeptLocals.resize(Enclosing);
     if (!Ok)
       return std::nullopt;

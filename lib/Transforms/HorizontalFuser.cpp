@@ -7,6 +7,7 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/Basic/CharInfo.h"
 #include "clang/Basic/IdentifierTable.h"
 #include "clang/Lex/HeaderSearch.h"
@@ -123,6 +124,26 @@ std::set<const clang::ParmVarDecl *> changedParams(const clang::FunctionDecl &Ke
   return Changed;
 }
 
+/// \p P as Clang prints it, under \p Name. The fused kernel stands outside
+/// the kernel's namespaces: its types are named from the global scope.
+std::string printedDeclaration(const clang::ParmVarDecl &P, const std::string &Name,
+                               const clang::ASTContext &AST) {
+  clang::QualType Type = clang::TypeName::getFullyQualifiedType(P.getType(), AST);
+  std::string Printed;
+  llvm::raw_string_ostream OS(Printed);
+  Type.print(OS, AST.getPrintingPolicy(), Name);
+  return Printed;
+}
+
+/// Whether \p P is declared `__grid_constant__`. Clang 19 has no such
+/// attribute (it drops the toolkit's `__attribute__((grid_constant))`), so
+/// the declaration's text says it.
+bool spellsGridConstant(const clang::ParmVarDecl &P, clang::ASTUnit &Unit) {
+  const clang::SourceManager &SM = Unit.getSourceManager();
+  clang::CharSourceRange Range = SM.getExpansionRange(P.getSourceRange());
+  return clang::Lexer::getSourceText(Range, SM, Unit.getLangOpts()).contains("grid_constant");
+}
+
 std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Name,
                              const FusionMember &M, Reporter &Diags) {
   clang::ASTUnit &Unit = *M.Unit;
@@ -142,10 +163,7 @@ std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Nam
     if (macroOverrides(*M.Renames, macrosWhereWritten(M), Spelled).empty())
       return Spelled;
   }
-  std::string Printed;
-  llvm::raw_string_ostream OS(Printed);
-  P.getType().print(OS, Unit.getASTContext().getPrintingPolicy(), Name);
-  return Printed;
+  return printedDeclaration(P, Name, Unit.getASTContext());
 }
 
 /// The declarations of the classes and enums \p T names, through
@@ -289,9 +307,13 @@ public:
       std::string Name =
           Names.allocate(Prefix + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
       Renames[P] = Built.Params[Key] = Name;
-      if (!dropped(Key))
-        S.Params.push_back(
-            {paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M)});
+      if (dropped(Key))
+        continue;
+      FusedParam Param{paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M), ""};
+      Param.HostDeclaration = spellsGridConstant(*P, *M.Unit)
+                                  ? printedDeclaration(*P, Name, M.Unit->getASTContext())
+                                  : Param.Declaration;
+      S.Params.push_back(std::move(Param));
     }
     for (const clang::ParmVarDecl *P : Model.Params)
       if (Changed.count(P)) {
@@ -353,9 +375,8 @@ public:
     std::string TemplateArgs = templateArgumentDeclarations(*Model.Decl);
     if (!TemplateArgs.empty())
       S.Declarations.push_back(TemplateArgs.substr(0, TemplateArgs.size() - 1));
-    for (const auto &[Name, Type] : Ctx.FileScopeDynamicShared)
-      S.Declarations.push_back(Type + " *const " + Name + " = reinterpret_cast<" + Type + " *>(" +
-                               Ctx.DynamicShared + ");");
+    for (const auto &[Name, Declaration] : Ctx.FileScopeDynamicShared)
+      S.Declarations.push_back(Declaration + ";");
     for (const std::string &Callee : Ctx.BarriersInMacros)
       S.Declarations.push_back(barrierShadow(Ctx, Callee));
     std::string Text = S.Body;

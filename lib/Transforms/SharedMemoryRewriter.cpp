@@ -14,11 +14,21 @@
 namespace kfuse {
 namespace {
 
-std::string elementType(const clang::VarDecl &Var) {
+// `T *const Name = reinterpret_cast<T *>(Source)` for the array's element
+// type T, printed by Clang so that an array of arrays (`T s[][N]`) becomes
+// `T (*const s)[N]`.
+std::string declaration(const clang::VarDecl &Var, const std::string &Name,
+                        const std::string &Source) {
   const clang::ASTContext &AST = Var.getASTContext();
   const clang::ArrayType *Array = AST.getAsArrayType(Var.getType());
   clang::QualType Element = Array ? Array->getElementType() : Var.getType();
-  return Element.getAsString(AST.getPrintingPolicy());
+  clang::QualType Pointer = AST.getPointerType(Element);
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  Pointer.withConst().print(OS, AST.getPrintingPolicy(), Name);
+  OS << " = reinterpret_cast<" << Pointer.getAsString(AST.getPrintingPolicy()) << ">(" << Source
+     << ")";
+  return Text;
 }
 
 unsigned alignment(const clang::VarDecl &Var) {
@@ -35,16 +45,14 @@ bool rewriteDynamicShared(const KernelModel &Model, const RenameMap &Names, Sect
       continue;
     Ctx.UsesDynamicShared = true;
     Ctx.DynamicSharedAlign = std::max(Ctx.DynamicSharedAlign, alignment(*S.Var));
-    std::string Type = elementType(*S.Var);
     if (S.FileScope) {
-      Ctx.FileScopeDynamicShared[S.Var->getName().str()] = Type;
+      std::string Name = S.Var->getName().str();
+      Ctx.FileScopeDynamicShared[Name] = declaration(*S.Var, Name, Ctx.DynamicShared);
       continue;
     }
     auto Renamed = Names.find(S.Var);
     std::string Name = Renamed == Names.end() ? S.Var->getName().str() : Renamed->second;
-    Ok &= Edits.replaceRange(S.Var->getSourceRange(),
-                             Type + " *const " + Name + " = reinterpret_cast<" + Type + " *>(" +
-                                 Ctx.DynamicShared + ")",
+    Ok &= Edits.replaceRange(S.Var->getSourceRange(), declaration(*S.Var, Name, Ctx.DynamicShared),
                              S.Var->getName());
   }
   return Ok;

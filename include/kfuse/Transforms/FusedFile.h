@@ -37,6 +37,9 @@ struct FusedParam {
   std::string Declaration; ///< "const float *scale_in", as the user spelled the type.
   std::string Name;        ///< "scale_in"
   PortableParam Portable;
+  /// As the launcher, a host function, declares it: without
+  /// `__grid_constant__`, which only a kernel's parameter may carry.
+  std::string HostDeclaration;
 };
 
 /// A macro as a section's kernel had it, where another input's definition

@@ -54,7 +54,8 @@ struct SectionContext {
   /// Barrier functions called inside macro bodies, which the section
   /// shadows because no edit can reach them.
   std::set<std::string> BarriersInMacros{};
-  /// Dynamic shared arrays declared outside the kernel: name and element type.
+  /// Dynamic shared arrays declared outside the kernel: name and the
+  /// declaration of the pointer that stands for it.
   std::map<std::string, std::string> FileScopeDynamicShared{};
   /// Locals of the bodies being rewritten that kept their names (a macro
   /// body spells them), innermost last: the name and the function.
