@@ -5,16 +5,31 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
 
 #include <vector>
 
 namespace kfuse {
 
+namespace {
+
+/// Whether \p V is declared `__managed__`: Clang 19 ignores the attribute
+/// outside HIP, so the declaration's text says it.
+bool spelledManaged(const clang::VarDecl &V) {
+  const clang::SourceManager &SM = V.getASTContext().getSourceManager();
+  clang::CharSourceRange Range = SM.getExpansionRange(V.getSourceRange());
+  return clang::Lexer::getSourceText(Range, SM, V.getASTContext().getLangOpts())
+      .contains("__managed__");
+}
+
+} // namespace
+
 bool isMutableDeviceVariable(const clang::VarDecl &V) {
-  bool OnDevice = V.hasAttr<clang::CUDADeviceAttr>() || V.hasAttr<clang::CUDAConstantAttr>() ||
-                  V.hasAttr<clang::HIPManagedAttr>();
-  return OnDevice && V.hasGlobalStorage() && !V.isStaticLocal() &&
-         !V.getType().isConstQualified() && !V.isConstexpr() && !V.hasAttr<clang::CUDASharedAttr>();
+  if (!V.hasGlobalStorage() || V.isStaticLocal() || V.hasAttr<clang::CUDASharedAttr>() ||
+      V.getType().isConstQualified() || V.isConstexpr())
+    return false;
+  return V.hasAttr<clang::CUDADeviceAttr>() || V.hasAttr<clang::CUDAConstantAttr>() ||
+         V.hasAttr<clang::HIPManagedAttr>() || spelledManaged(V);
 }
 
 namespace {

@@ -317,6 +317,14 @@ public:
       addShared(D, /*FileScope=*/false);
     return true;
   }
+  bool VisitIfStmt(IfStmt *S) {
+    if (!S->isConstexpr() || !Model.Decl->isTemplateInstantiation())
+      return true;
+    for (const Stmt *Branch : {S->getThen(), S->getElse()})
+      if (const auto *C = dyn_cast_or_null<CompoundStmt>(Branch); C && C->body_empty())
+        Model.DiscardedBranches.push_back(C);
+    return true;
+  }
   bool VisitLabelStmt(LabelStmt *S) {
     Model.LabelStmts.push_back(S);
     Model.Labels.push_back(S->getDecl());
@@ -430,8 +438,16 @@ private:
       return P->getDeclContext() == Model.Decl;
     // Lexically: a block-scope extern (extern __shared__ T s[];) belongs
     // semantically to the enclosing namespace but is spelled in the kernel.
-    return Var->isLocalVarDecl() &&
-           Var->getParentFunctionOrMethod(/*LexicalParent=*/true) == Model.Decl;
+    if (!Var->isLocalVarDecl())
+      return false;
+    // A local of a lambda the kernel defines is renamed with the kernel's.
+    const DeclContext *DC = Var->getParentFunctionOrMethod(/*LexicalParent=*/true);
+    while (const auto *M = dyn_cast_or_null<CXXMethodDecl>(DC)) {
+      if (!M->getParent()->isLambda())
+        break;
+      DC = M->getParent()->getParentFunctionOrMethod(/*LexicalParent=*/true);
+    }
+    return DC == Model.Decl;
   }
 
   bool isLocalLambda(const FunctionDecl *F) const {

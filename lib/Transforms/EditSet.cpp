@@ -31,8 +31,16 @@ bool EditSet::replaceToken(clang::SourceLocation Loc, llvm::StringRef Text, llvm
   if (File.isInvalid() && Bodies && Loc.isMacroID()) {
     const clang::SourceManager &SM = Unit.getSourceManager();
     llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(Loc, SM, Unit.getLangOpts());
-    if (Bodies->replace(Unit, Macro, SM.getExpansionLoc(Loc), SM.getSpellingLoc(Loc), Text))
+    clang::SourceLocation Spelling = SM.getSpellingLoc(Loc);
+    if (Bodies->replace(Unit, Macro, SM.getExpansionLoc(Loc), Spelling, Text)) {
+      // A macro #defined inside the body being rewritten is printed with
+      // it, after the section's own definition: its #define gets the edit too.
+      unsigned Length = clang::Lexer::MeasureTokenLength(Spelling, SM, Unit.getLangOpts());
+      clang::CharSourceRange Token =
+          clang::CharSourceRange::getCharRange(Spelling, Spelling.getLocWithOffset(Length));
+      Edits.emplace(keyOf(Token), Edit{Token, Text.str()});
       return true;
+    }
   }
   return add(File, Loc, Text, What);
 }

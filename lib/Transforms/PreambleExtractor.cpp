@@ -323,9 +323,15 @@ private:
     case VariableReach::Extern:
       return declareExtern(V);
     case VariableReach::SameUnit:
-      return drop(&V, "variable '" + Name +
-                          "' left out: the program writes it, and only its "
-                          "own translation unit sees the writes");
+      // Only its own translation unit sees the program's writes, so kfuse
+      // refuses every fused kernel that reaches it; the functions kept
+      // beside them may still name it, and compile against a private copy.
+      makeInternal(V);
+      Rewriter.InsertTextBefore(wholeDecl(&V).getBegin(),
+                                "// kfuse: a copy of '" + Name +
+                                    "' that no fused kernel reads; the program writes the "
+                                    "original, in its own translation unit.\n[[maybe_unused]] ");
+      return keep(&V);
     }
   }
 
@@ -773,6 +779,13 @@ namespace {
 /// include. A macro from a header it includes too stays, since the header's
 /// guard keeps the header from defining it again; include guards stay for
 /// that reason.
+bool definedBySystemHeader(ASTUnit &Unit, llvm::StringRef Name) {
+  Preprocessor &PP = Unit.getPreprocessor();
+  const MacroInfo *MI = PP.getMacroInfo(PP.getIdentifierInfo(Name));
+  return MI && !MI->isBuiltinMacro() &&
+         Unit.getSourceManager().isInSystemHeader(MI->getDefinitionLoc());
+}
+
 std::vector<std::string> macrosToUndefine(const std::map<std::string, UserMacro> &Defined,
                                           const std::set<std::string> &Files) {
   std::vector<std::string> Names;
@@ -851,8 +864,11 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
       if (!IncludedBefore.count(M.File))
         Macros[Name] = M;
     // What another pass of nvcc may define here must not reach later files.
+    // A name a system header defines in this pass stays (`#ifndef FLT_MAX`
+    // around a fallback): no section could give it back.
     for (const auto &[Name, M] : otherPassMacros(*Unit))
-      if (!Renames->Macros.count(Name) && !IncludedBefore.count(M.File))
+      if (!Renames->Macros.count(Name) && !IncludedBefore.count(M.File) &&
+          !definedBySystemHeader(*Unit, Name))
         Macros.emplace(Name, M);
     IncludedBefore.insert(Files.begin(), Files.end());
     Plan[Unit] = std::move(Renames);

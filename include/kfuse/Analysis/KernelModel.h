@@ -149,6 +149,10 @@ struct KernelModel {
   std::vector<const clang::DeclRefExpr *> LocalRefs;
   std::vector<const clang::LabelStmt *> LabelStmts;
   std::vector<const clang::GotoStmt *> Gotos;
+  /// Branches of `if constexpr` this instantiation discards: Clang keeps
+  /// an empty statement where the template's text still names the
+  /// template's locals, which no reference of the instantiation reaches.
+  std::vector<const clang::CompoundStmt *> DiscardedBranches;
   /// For a member function: `this` as written, and members reached through
   /// an implicit `this` (the member's name stands for this->name).
   std::vector<const clang::CXXThisExpr *> ExplicitThis;
