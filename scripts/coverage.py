@@ -87,7 +87,8 @@ def rodinia_flags(root, path):
 
 def hecbench_flags(root, path):
     """HeCBench: each program's Makefile (src/NAME-cuda/Makefile), whose
-    CFLAGS give the standard, -I and -D; the directory and src/include are
+    CFLAGS give the standard, -I, -D and the language options
+    (--expt-relaxed-constexpr, --extended-lambda, -rdc=true); the directory and src/include are
     on the include path as its Makefiles put them."""
     flags = ["-std=c++17", "-I" + str(path.parent), "-I" + str(root / "src" / "include")]
     make = path.parent / "Makefile"
@@ -103,6 +104,8 @@ def hecbench_flags(root, path):
             elif token.startswith("-I") and len(token) > 2 and "$" not in token:
                 flags.append("-I" + str((path.parent / token[2:]).resolve()))
             elif token.startswith("-D") and "$" not in token:
+                flags.append(token)
+            elif token in ("--expt-relaxed-constexpr", "--extended-lambda", "-rdc=true"):
                 flags.append(token)
     return flags
 

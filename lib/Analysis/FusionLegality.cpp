@@ -17,6 +17,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/Basic/Version.h"
 #include "clang/Lex/Lexer.h"
 
@@ -26,6 +28,41 @@
 #include <set>
 
 namespace kfuse {
+namespace {
+
+/// The first type \p F's body names unqualified that a class declares (a
+/// member's nested struct or typedef): out of the class, no name reaches it.
+class ClassScopedTypes : public clang::RecursiveASTVisitor<ClassScopedTypes> {
+public:
+  const clang::NamedDecl *Found = nullptr;
+  bool VisitElaboratedTypeLoc(clang::ElaboratedTypeLoc TL) {
+    if (Found || TL.getTypePtr()->getQualifier())
+      return true;
+    const clang::Type *Named = TL.getNamedTypeLoc().getTypePtr();
+    const clang::NamedDecl *D = nullptr;
+    if (const auto *T = Named->getAs<clang::TypedefType>())
+      D = T->getDecl();
+    else if (const auto *S = llvm::dyn_cast<clang::TemplateSpecializationType>(Named))
+      D = S->getTemplateName().getAsTemplateDecl();
+    else
+      D = Named->getAsTagDecl();
+    if (D && llvm::isa<clang::CXXRecordDecl>(D->getDeclContext()))
+      Found = D;
+    return true;
+  }
+};
+
+const clang::NamedDecl *classScopedType(const clang::FunctionDecl &F) {
+  const clang::FunctionDecl *Definition = F.getDefinition();
+  if (!Definition || !Definition->getBody() || !llvm::isa<clang::CXXMethodDecl>(Definition))
+    return nullptr;
+  ClassScopedTypes Visitor;
+  Visitor.TraverseStmt(Definition->getBody());
+  return Visitor.Found;
+}
+
+} // namespace
+
 namespace {
 
 using diag::ID;
@@ -166,6 +203,10 @@ private:
         if (A.getKind() != clang::TemplateArgument::Type &&
             A.getKind() != clang::TemplateArgument::Integral)
           return "it has a template argument that is neither a type nor an integer";
+    if (const clang::NamedDecl *Type = classScopedType(*F))
+      return "its body names '" + Type->getNameAsString() + "', a member of '" +
+             llvm::cast<clang::NamedDecl>(Type->getDeclContext())->getNameAsString() +
+             "' without qualification, which the body cannot name outside its class";
     return std::nullopt;
   }
 

@@ -47,17 +47,23 @@ public:
   std::vector<const FunctionDecl *> Found;
   bool Launches = false;
 
+  /// The kernels it launches or names, as written (the template for an
+  /// instantiation).
+  std::vector<const FunctionDecl *> Kernels;
+
   bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()); F && isFreeHostFunction(*F))
-      Found.push_back(F->getCanonicalDecl());
+    if (const auto *F = dyn_cast<FunctionDecl>(E->getDecl()))
+      note(*F);
     return true;
   }
   /// A call that depends on a template argument names every candidate.
   bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *E) {
-    for (const NamedDecl *D : E->decls())
-      if (const auto *F = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
-          F && isFreeHostFunction(*F))
-        Found.push_back(F->getCanonicalDecl());
+    for (const NamedDecl *D : E->decls()) {
+      if (const auto *T = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
+        note(*T->getTemplatedDecl());
+      else if (const auto *F = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
+        note(*F);
+    }
     return true;
   }
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *) {
@@ -65,6 +71,15 @@ public:
     return true;
   }
   bool shouldVisitTemplateInstantiations() const { return false; }
+
+  void note(const FunctionDecl &F) {
+    if (isFreeHostFunction(F))
+      Found.push_back(F.getCanonicalDecl());
+    else if (F.hasAttr<CUDAGlobalAttr>()) {
+      const FunctionDecl *Pattern = F.getTemplateInstantiationPattern();
+      Kernels.push_back((Pattern ? Pattern : &F)->getCanonicalDecl());
+    }
+  }
 
   static bool isFreeHostFunction(const FunctionDecl &F) {
     return !isa<CXXMethodDecl>(F) && F.getTemplatedKind() == FunctionDecl::TK_NonTemplate &&
@@ -133,6 +148,9 @@ private:
   /// Host functions that code the preamble keeps calls (a class's inline
   /// method, a __host__ __device__ function): they cannot simply vanish.
   std::map<const FunctionDecl *, HostCallee> HostCallees;
+  /// Kernels that kept code launches or names (a class's method, a static
+  /// host function), by canonical declaration.
+  std::set<const FunctionDecl *> KernelsNamed;
 
   bool inDropped(SourceLocation Loc) const {
     return std::any_of(Dropped.begin(), Dropped.end(), [&](const CharSourceRange &R) {
@@ -208,6 +226,8 @@ private:
           return;
         if (Template)
           dropExplicitInstantiations(*Template);
+        if (KernelsNamed.count(F->getCanonicalDecl()))
+          return keepNamedKernel(*F, Template != nullptr);
         return drop(D, "kernel '" + F->getQualifiedNameAsString() + "' left out");
       }
       if (!F->hasAttr<CUDADeviceAttr>()) {
@@ -273,6 +293,7 @@ private:
     HostReferences Refs;
     for (const Decl *D : Roots)
       Refs.TraverseDecl(const_cast<Decl *>(D));
+    KernelsNamed.insert(Refs.Kernels.begin(), Refs.Kernels.end());
     std::vector<const FunctionDecl *> Work = std::move(Refs.Found);
     while (!Work.empty()) {
       const FunctionDecl *F = Work.back();
@@ -287,9 +308,30 @@ private:
       HostReferences Body;
       Body.TraverseDecl(const_cast<FunctionDecl *>(Def));
       HostCallees[F] = Body.Launches ? HostCallee::Prototype : HostCallee::Whole;
-      if (!Body.Launches)
+      if (!Body.Launches) {
         Work.insert(Work.end(), Body.Found.begin(), Body.Found.end());
+        KernelsNamed.insert(Body.Kernels.begin(), Body.Kernels.end());
+      }
     }
+  }
+
+  /// A kernel kept code launches: the original object defines it and its
+  /// launch stub, so its declaration stands for it; a template or a static
+  /// kernel (which no other object exports) stays whole.
+  void keepNamedKernel(const FunctionDecl &F, bool Template) {
+    if (Template || !F.isExternallyVisible())
+      return keep(&F);
+    if (!F.isThisDeclarationADefinition())
+      return;
+    CharSourceRange Whole = wholeDecl(&F);
+    SourceLocation Body = SM.getExpansionLoc(F.getBody()->getBeginLoc());
+    llvm::StringRef Head = Lexer::getSourceText(
+        CharSourceRange::getCharRange(Whole.getBegin(), Body), SM, Unit.getLangOpts());
+    DefinesTwice.insert(fileOf(&F));
+    Dropped.push_back(Whole);
+    Rewriter.ReplaceText(
+        Whole, "// kfuse: the original object defines kernel '" + F.getQualifiedNameAsString() +
+                   "', which code kept here launches.\n" + Head.rtrim().str() + ";");
   }
 
   /// A host function kept code calls: declarations stay; a definition
@@ -674,13 +716,17 @@ private:
           inDropped(Include->getSourceRange().getBegin()))
         continue;
       auto Mode = Modes.find(Include);
+      std::string Name = Include->getFileName().str();
       if (Mode == Modes.end()) {
-        if (std::any_of(Inclusions.begin(), Inclusions.end(),
-                        [&](const Inclusion &I) { return I.Directive == Include; }))
+        // Skipped by its guard or #pragma once here: a copied header's
+        // original would define everything a second time.
+        if (!entered(*Include) && copied(*Include->getFile()))
+          replaceDirective(*Include, "// kfuse: \"" + Name +
+                                         "\" is copied above; its guard skipped it here.");
+        else if (entered(*Include) || !isSystemInclusion(*Include))
           relocate(*Include); // A project file; system headers are found as before.
         continue;
       }
-      std::string Name = Include->getFileName().str();
       if (Mode->second == IncludeMode::Repeat) {
         replaceDirective(*Include, "// kfuse: \"" + Name +
                                        "\" has no include guard, and an "
@@ -712,6 +758,9 @@ private:
     if (Once)
       Text += "#ifndef " + Guard + "\n#define " + Guard + "\n";
     std::string Body = textOf(File);
+    // A byte-order mark starts a file, never the middle of another.
+    if (llvm::StringRef(Body).starts_with("\xEF\xBB\xBF"))
+      Body.erase(0, 3);
     Text += Body;
     if (!Body.empty() && Body.back() != '\n')
       Text += "\n";
@@ -748,6 +797,28 @@ private:
   }
 
   /// A quoted include, found from the output's directory.
+  bool entered(const InclusionDirective &Include) const {
+    return std::any_of(Inclusions.begin(), Inclusions.end(),
+                       [&](const Inclusion &I) { return I.Directive == &Include; });
+  }
+
+  /// Whether an inclusion this parse entered copies \p File in its place.
+  bool copied(FileEntryRef File) const {
+    for (const Inclusion &I : Inclusions) {
+      auto Mode = Modes.find(I.Directive);
+      OptionalFileEntryRef Entry = SM.getFileEntryRefForID(I.File);
+      if (Mode != Modes.end() && Mode->second == IncludeMode::Copy && Entry &&
+          Entry->getUniqueID() == File.getUniqueID())
+        return true;
+    }
+    return false;
+  }
+
+  bool isSystemInclusion(const InclusionDirective &Include) const {
+    return !Include.wasInQuotes() || Unit.getPreprocessor().getHeaderSearchInfo().getFileDirFlavor(
+                                         *Include.getFile()) != SrcMgr::C_User;
+  }
+
   void relocate(const InclusionDirective &Include) {
     if (!Include.wasInQuotes())
       return;
