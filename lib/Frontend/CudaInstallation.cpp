@@ -55,12 +55,11 @@ KFUSE_SURF_WRITE(surfCubemapLayeredwrite, int x, int y, int layerface)
 
 constexpr const char *CacheShim = "kfuse_nvcc_parity.h";
 
-/// What nvcc gives code and Clang 19 does not: __CUDACC__'s value, and the
+/// What nvcc gives code and Clang 19 does not: __CUDACC__'s value, the
 /// cache-hinted loads and stores of sm_32_intrinsics.h (__ldcs, __stcs,
-/// ...), which Clang's CUDA headers lack: declarations for the
-/// types the toolkit gives them, enough for Clang to read kernels that call
-/// them. kfuse's access analysis knows what each does; nvcc compiles the
-/// fused file against the toolkit's own.
+/// ...) and the scoped atomics (__nv_atomic_*), which Clang's CUDA headers lack: declarations for
+/// the types the toolkit gives them, enough for Clang to read kernels that call them. kfuse's
+/// access analysis knows what each does; nvcc compiles the fused file against the toolkit's own.
 constexpr const char *CacheDeclarations = R"(#pragma once
 #pragma clang system_header
 // nvcc defines __CUDACC__ as 1; Clang's wrapper leaves it empty, so that
@@ -84,6 +83,44 @@ KFUSE_CACHE_TYPES(KFUSE_CACHE_STORES)
 #undef KFUSE_CACHE_TYPES
 #undef KFUSE_CACHE_LOADS
 #undef KFUSE_CACHE_STORES
+// CUDA 12.8's scoped atomics (__nv_atomic_fetch_add(p, v, __NV_ATOMIC_RELAXED,
+// __NV_THREAD_SCOPE_DEVICE)): nvcc builtins over enums of device_functions.h,
+// which Clang's wrapper does not include.
+enum {
+  __NV_ATOMIC_RELAXED, __NV_ATOMIC_CONSUME, __NV_ATOMIC_ACQUIRE, __NV_ATOMIC_RELEASE,
+  __NV_ATOMIC_ACQ_REL, __NV_ATOMIC_SEQ_CST
+};
+enum {
+  __NV_THREAD_SCOPE_THREAD, __NV_THREAD_SCOPE_BLOCK, __NV_THREAD_SCOPE_CLUSTER,
+  __NV_THREAD_SCOPE_DEVICE, __NV_THREAD_SCOPE_SYSTEM
+};
+#define KFUSE_NV_FETCH(op) \
+  template <typename T> __device__ T __nv_atomic_fetch_##op(T *ptr, T val, int order, \
+      int scope = __NV_THREAD_SCOPE_SYSTEM); \
+  template <typename T> __device__ void __nv_atomic_##op(T *ptr, T val, int order, \
+      int scope = __NV_THREAD_SCOPE_SYSTEM);
+KFUSE_NV_FETCH(add) KFUSE_NV_FETCH(sub) KFUSE_NV_FETCH(and) KFUSE_NV_FETCH(or)
+KFUSE_NV_FETCH(xor) KFUSE_NV_FETCH(min) KFUSE_NV_FETCH(max)
+#undef KFUSE_NV_FETCH
+template <typename T> __device__ T __nv_atomic_load_n(T *ptr, int order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ void __nv_atomic_load(T *ptr, T *ret, int order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ void __nv_atomic_store_n(T *ptr, T val, int order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ void __nv_atomic_store(T *ptr, T *val, int order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ T __nv_atomic_exchange_n(T *ptr, T val, int order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ void __nv_atomic_exchange(T *ptr, T *val, T *ret, int order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ bool __nv_atomic_compare_exchange_n(T *ptr, T *expected,
+    T desired, bool weak, int success_order, int failure_order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+template <typename T> __device__ bool __nv_atomic_compare_exchange(T *ptr, T *expected,
+    T *desired, bool weak, int success_order, int failure_order,
+    int scope = __NV_THREAD_SCOPE_SYSTEM);
+__device__ void __nv_atomic_thread_fence(int order, int scope = __NV_THREAD_SCOPE_SYSTEM);
 )";
 
 } // namespace
