@@ -390,11 +390,19 @@ def local(text):
 
 
 def compile_jobs(args, jobs):
-    """nvcc on each job's output, in parallel: {key: [rc, first error]}."""
+    """nvcc on each job's output, in parallel: {key: [rc, first error,
+    rc of the original file]}. Where the output fails, the original file is
+    compiled with the same command, so that a file nvcc rejects alone (a
+    fragment another file includes, a missing SDK) is told from kfuse's
+    failures."""
     def one(job):
         cmd = [args.nvcc if c == "nvcc" else local(c) for c in job["cmd"]]
         rc, text, _ = run(cmd, cwd=local(job["cwd"]), timeout=900)
-        return job["key"], [rc, "" if rc == 0 else first_error(text)[0][:400]]
+        if rc == 0:
+            return job["key"], [0, "", 0]
+        original = str(Path(local(job["cwd"])) / Path(job["file"]).name)
+        orc, _, _ = run(cmd[:-3] + [original] + cmd[-2:], cwd=local(job["cwd"]), timeout=900)
+        return job["key"], [rc, first_error(text)[0][:400], orc]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         return dict(pool.map(one, jobs))
 
@@ -406,12 +414,13 @@ def finish_sweep(args, out, state, compiled):
     results, jobs = state["results"], state["jobs"]
     by_key = {j["key"]: j for j in jobs}
     retry = []
-    for key, (rc, error) in compiled.items():
+    for key, (rc, error, *original) in compiled.items():
         job = by_key[key]
         rows = [r for r in results if r.get("job") == key]
         if rc == 0 or len(rows) == 1 or getattr(args, "no_split", False):
             for r in rows:
                 r["compiled"], r["nvcc_error"] = rc == 0, error
+                r["original_fails"] = bool(original and original[0] != 0)
             continue
         d = out / "sweep" / job["suite"] / key.split("/")[1]
         path = Path(local(job["cwd"])) / Path(job["file"]).name
@@ -422,15 +431,17 @@ def finish_sweep(args, out, state, compiled):
             retry += fuse_job(args, d, job["suite"], job["file"], path, flags, results, [i], stem)
     if retry:
         state["jobs"] += retry
-        for key, (rc, error) in compile_jobs(args, retry).items():
+        for key, (rc, error, original) in compile_jobs(args, retry).items():
             for r in results:
                 if r.get("job") == key:
                     r["compiled"], r["nvcc_error"] = rc == 0, error
+                    r["original_fails"] = original != 0
     results.sort(key=lambda r: (r["suite"], r["file"], r["line"]))
     (out / "sweep.json").write_text(json.dumps(state, indent=1))
     for r in results:
         if r["fused"] and not r["compiled"]:
-            print(f"FAIL-NVCC {r['suite']}/{r['file']}:{r['kernel']}: {r.get('nvcc_error', '')}")
+            mark = "FAIL-NVCC-ORIGINAL-TOO" if r.get("original_fails") else "FAIL-NVCC"
+            print(f"{mark} {r['suite']}/{r['file']}:{r['kernel']}: {r.get('nvcc_error', '')}")
     print(sweep_table(results))
 
 
@@ -492,14 +503,16 @@ def cmd_sweep_finish(args):
 
 
 def sweep_table(results):
-    rows = ["| suite | kernels listed | fuse beside a partner | share | outputs that compile for every pass |",
-            "|---|---|---|---|---|"]
+    rows = ["| suite | kernels listed | fuse beside a partner | share | outputs that compile for every pass "
+            "| fail, the original file failing too | fail, the original compiling |",
+            "|---|---|---|---|---|---|---|"]
     for suite in sorted({r["suite"] for r in results}) + ["all"]:
         rs = [r for r in results if suite in ("all", r["suite"])]
         fused = [r for r in rs if r["fused"]]
         ok = [r for r in fused if r["compiled"]]
+        both = [r for r in fused if not r["compiled"] and r.get("original_fails")]
         rows.append(f"| {suite} | {len(rs)} | {len(fused)} | {100.0 * len(fused) / max(1, len(rs)):.1f}% | "
-                    f"{len(ok)} of {len(fused)} |")
+                    f"{len(ok)} of {len(fused)} | {len(both)} | {len(fused) - len(ok) - len(both)} |")
     ids = {}
     for r in results:
         if not r["fused"]:
