@@ -243,6 +243,13 @@ private:
     unsigned Threads = M.Spec->blockThreads();
     if (M.Spec->AnyBlockSize || Threads % 32 == 0)
       return;
+    // The padding lanes of the last warp run elsewhere in the fused block.
+    for (const clang::CallExpr *Sync : Model.WarpSyncs)
+      report(Sync->getBeginLoc(), ID::PaddedWarpSync) << Model.Name << Threads << "__syncwarp";
+    for (const CallSite &C : Model.Calls)
+      if (C.Effect.WarpSync && C.Callee)
+        report(C.Call->getBeginLoc(), ID::PaddedWarpSync)
+            << Model.Name << Threads << C.Callee->getQualifiedNameAsString();
     for (const Barrier &B : Model.Barriers)
       if (B.Kind == BarrierKind::SyncThreadsCount) {
         report(B.Call->getBeginLoc(), ID::PaddedCountBarrier) << Model.Name << Threads << B.Callee;

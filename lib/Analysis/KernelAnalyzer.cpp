@@ -43,12 +43,22 @@ std::optional<BuiltinVar> builtinVar(const ValueDecl *D) {
 
 namespace {
 
+/// __syncwarp and the builtin behind it: they wait for the lanes of the
+/// caller's warp that their mask names.
+bool isWarpSync(StringRef Callee) {
+  return Callee == "__syncwarp" || Callee == "__nvvm_bar_warp_sync";
+}
+
 std::optional<BarrierKind> barrierKind(StringRef Callee) {
   if (Callee == "__syncthreads")
     return BarrierKind::SyncThreads;
   if (Callee == "__syncthreads_count" || Callee == "__syncthreads_and" ||
       Callee == "__syncthreads_or")
     return BarrierKind::SyncThreadsCount;
+  // bar.warp.sync waits for lanes of one warp, which a fused range keeps
+  // whole: not a barrier of the block (isWarpSync).
+  if (isWarpSync(Callee))
+    return std::nullopt;
   if (Callee.starts_with("__barrier_sync") || Callee.starts_with("__nvvm_bar") ||
       Callee.starts_with("__nvvm_barrier"))
     return BarrierKind::Named;
@@ -210,7 +220,9 @@ public:
     case GroupCallKind::None:
       break;
     }
-    if (barrierKind(Name))
+    if (isWarpSync(Name))
+      Effect.WarpSync = true;
+    else if (barrierKind(Name))
       Effect.Synchronizes = true;
     else if (readsThreadRegister(Name))
       Effect.ReadsBuiltins = true;
@@ -242,6 +254,7 @@ private:
   void merge(const CalleeEffect &E) {
     Effect.ReadsBuiltins |= E.ReadsBuiltins;
     Effect.Synchronizes |= E.Synchronizes;
+    Effect.WarpSync |= E.WarpSync;
     Effect.UsesShared |= E.UsesShared;
     if (!Effect.DynamicShared)
       Effect.DynamicShared = E.DynamicShared;
@@ -376,6 +389,10 @@ public:
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     StringRef Name = calleeName(Callee);
+    if (isWarpSync(Name)) {
+      Model.WarpSyncs.push_back(Call);
+      return true;
+    }
     if (std::optional<BarrierKind> Kind = barrierKind(Name)) {
       Model.Barriers.push_back({Call, *Kind, Name.str(), standsAlone(Call), Loops});
       return true;

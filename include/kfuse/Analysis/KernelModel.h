@@ -68,6 +68,7 @@ struct SharedVariable {
 struct CalleeEffect {
   bool ReadsBuiltins = false; ///< threadIdx, blockDim, blockIdx or gridDim, or their registers.
   bool Synchronizes = false;  ///< A block barrier, in C++ or inline PTX.
+  bool WarpSync = false;      ///< __syncwarp: waits for lanes of the caller's warp.
   bool UsesShared = false;    ///< Declares or reads __shared__ memory.
   /// An extern __shared__ array it declares or reads: the kernel's dynamic
   /// shared memory, reached through a helper (SharedMemory<T>, smem()).
@@ -153,6 +154,9 @@ struct KernelModel {
   /// an empty statement where the template's text still names the
   /// template's locals, which no reference of the instantiation reaches.
   std::vector<const clang::CompoundStmt *> DiscardedBranches;
+  /// Calls of __syncwarp in the body itself (those of helpers: their
+  /// CalleeEffect::WarpSync).
+  std::vector<const clang::CallExpr *> WarpSyncs;
   /// For a member function: `this` as written, and members reached through
   /// an implicit `this` (the member's name stands for this->name).
   std::vector<const clang::CXXThisExpr *> ExplicitThis;
