@@ -44,8 +44,14 @@ cl::opt<std::string> ConfigPath(cl::Positional, cl::desc("<config.yaml>"), cl::R
                                 cl::sub(Fuse), cl::sub(Check), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> Output("o",
                             cl::desc("Output file ('-' for stdout; default: <config>.fused.cu)"),
-                            cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune), cl::sub(Suggest),
+                            cl::value_desc("file"), cl::sub(Fuse), cl::sub(Tune),
                             cl::cat(Category));
+// suggest has no default: without -o it prints its table and writes no config.
+cl::opt<std::string> SuggestOutput("o",
+                                   cl::desc("Write the suggested config here ('-' for stdout; "
+                                            "without -o, only the table is printed)"),
+                                   cl::value_desc("config.yaml"), cl::sub(Suggest),
+                                   cl::cat(Category));
 cl::opt<std::string> FusionName("fusion", cl::desc("Only the fusions with these names (a, or a,b)"),
                                 cl::value_desc("name"), cl::sub(Fuse), cl::sub(Check),
                                 cl::sub(Tune), cl::cat(Category));
@@ -218,7 +224,7 @@ int main(int argc, const char **argv) {
     kfuse::SuggestRequest Request;
     Request.Files.assign(SuggestFiles.begin(), SuggestFiles.end());
     Request.Profile = Given(Profile);
-    Request.Output = Given(Output);
+    Request.Output = Given(SuggestOutput);
     Request.Markdown = Given(Markdown);
     return kfuse::runSuggest(Settings, Request, Diags, outs());
   }
