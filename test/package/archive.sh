@@ -56,4 +56,15 @@ cmp "$work/packaged.fused.cu" "$work/built.fused.cu" \
   || fail "the packaged kfuse's fused file does not compile"
 
 KFUSE_PREFIX=$prefix bash "$here/run.sh" "$build" Ninja || fail "the packaged CMake package"
+
+# The archive has no libraries: asking for them says so and why.
+mkdir "$work/wants-library"
+printf 'cmake_minimum_required(VERSION 3.20)\nproject(w NONE)\nfind_package(kfuse REQUIRED COMPONENTS library)\n' \
+  > "$work/wants-library/CMakeLists.txt"
+if cmake -S "$work/wants-library" -B "$work/wants-library/build" -DCMAKE_PREFIX_PATH="$prefix" \
+     > "$work/wants-library.log" 2>&1; then
+  fail "find_package(kfuse COMPONENTS library) succeeded on the archive"
+fi
+grep -q "has no component 'library'" "$work/wants-library.log" \
+  || { cat "$work/wants-library.log"; fail "find_package(kfuse COMPONENTS library) gives no reason"; }
 echo "PASS: $(basename "$archive") ($(du -h "$archive" | cut -f1)) runs from $prefix"
