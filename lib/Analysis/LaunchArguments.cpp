@@ -77,6 +77,9 @@ bool bufferFits(clang::ASTContext &AST, clang::QualType Pointee, unsigned Bytes)
     return true;
   if (Pointee->isIncompleteType())
     return false;
+  // A pointer to rows (`const double a[][N][M]`): a buffer of their elements.
+  if (const clang::ConstantArrayType *Rows = AST.getAsConstantArrayType(Pointee))
+    return bufferFits(AST, AST.getBaseElementType(Rows), Bytes);
   long long Size = AST.getTypeSizeInChars(Pointee).getQuantity();
   if (Pointee->isArithmeticType())
     return Size == Bytes;

@@ -253,7 +253,10 @@ private:
         llvm::raw_string_ostream(A.Value.emplace()) << llvm::format("%.9g", *V.Real);
       return A;
     }
-    std::optional<ElementType> Element = P ? elementTypeOf(T->getPointeeType()) : std::nullopt;
+    // A pointer to rows (`const double a[][N][M]`) is a buffer of their elements.
+    std::optional<ElementType> Element =
+        P ? elementTypeOf(P->getASTContext().getBaseElementType(T->getPointeeType()))
+          : std::nullopt;
     A.Type = Element.value_or(ElementType::U8);
     const std::optional<KernelUses> &Of = Uses[&F - Found.data()];
     A.Written = Of && I < Of->Params.size() && writes(Of->Params[I]);

@@ -23,6 +23,7 @@
 #include "kfuse/Tuning/VariantSpace.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
@@ -123,12 +124,18 @@ private:
     return K;
   }
 
-  std::vector<std::string> paramTypes(const std::vector<FusionMember> &Members) {
+  /// A pointer to each parameter, as Clang prints it: `T *` pasted to a
+  /// pointer to rows (`const double (*)[8][4]`) would not parse.
+  std::vector<std::string> paramPointerTypes(const std::vector<FusionMember> &Members) {
     std::vector<std::string> Types;
-    for (const FusionMember &M : Members)
-      for (const clang::ParmVarDecl *P : M.Model.Params)
-        Types.push_back(P->getType().getUnqualifiedType().getAsString(
-            M.Unit->getASTContext().getPrintingPolicy()));
+    for (const FusionMember &M : Members) {
+      clang::ASTContext &AST = M.Unit->getASTContext();
+      for (const clang::ParmVarDecl *P : M.Model.Params) {
+        clang::QualType T = clang::TypeName::getFullyQualifiedType(P->getType(), AST);
+        Types.push_back(
+            AST.getPointerType(T.getUnqualifiedType()).getAsString(AST.getPrintingPolicy()));
+      }
+    }
     return Types;
   }
 
@@ -169,7 +176,7 @@ private:
         TF.Kernels.push_back(*K);
         Natives[M.Unit].push_back(*K);
       }
-      std::vector<std::string> Types = paramTypes(Members);
+      std::vector<std::string> Types = paramPointerTypes(Members);
       for (const Variant &V :
            variantSpace(Shape, F.Tune.Step, gridsToTry(Pipeline.config(), F, Members))) {
         unsigned Block = 0, Sum = 0;

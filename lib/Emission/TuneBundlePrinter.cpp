@@ -82,7 +82,8 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
   return Text;
 }
 
-std::string printVariantSource(const FusedFile &File, const std::vector<std::string> &ParamTypes) {
+std::string printVariantSource(const FusedFile &File,
+                               const std::vector<std::string> &ParamPointerTypes) {
   std::string Text = "// The harness compiles this file with -DKFUSE_MIN_BLOCKS_PER_SM=N for the\n"
                      "// variant with the register bound.\n"
                      "#ifndef KFUSE_MIN_BLOCKS_PER_SM\n#define KFUSE_MIN_BLOCKS_PER_SM 1\n#endif\n";
@@ -99,7 +100,7 @@ std::string printVariantSource(const FusedFile &File, const std::vector<std::str
   for (size_t S = 0; S < K.Sections.size(); ++S) {
     OS << (S ? ", " : "") << "launches[" << S << "]";
     for (size_t P = 0; P < K.Sections[S].Params.size(); ++P, ++Arg)
-      OS << ", *static_cast<" << ParamTypes[Arg] << " *>(args[" << Arg << "])";
+      OS << ", *static_cast<" << ParamPointerTypes[Arg] << ">(args[" << Arg << "])";
   }
   OS << ", stream);\n}\n";
   return Text;

@@ -63,8 +63,10 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions);
 
 /// A variant's source: the fused file, compiled with the bound the harness
 /// passes as KFUSE_MIN_BLOCKS_PER_SM, and the two entry points the harness
-/// loads. \p ParamTypes are the fused launcher's parameter types in order.
-std::string printVariantSource(const FusedFile &File, const std::vector<std::string> &ParamTypes);
+/// loads. \p ParamPointerTypes are pointers to the fused launcher's
+/// parameter types, in order.
+std::string printVariantSource(const FusedFile &File,
+                               const std::vector<std::string> &ParamPointerTypes);
 
 /// An input file with its kernels, and a getter for each kernel the
 /// harness launches natively.
