@@ -165,7 +165,10 @@ private:
   bool findAll(SourceParser &Parser, const std::vector<std::string> &Files) {
     std::vector<std::pair<std::string, ASTUnit *>> Devices;
     std::vector<std::pair<ASTUnit *, size_t>> Hosts; ///< With the first launch of each.
+    Progress Reading(llvm::errs(), "kfuse suggest", Files.size(),
+                     Request.Quiet || Files.size() < 2);
     for (const std::string &F : Files) {
+      Reading.step(Hosts.size(), F);
       ASTUnit *Device = Parser.parse(F, CompileSide::Device);
       ASTUnit *Host = Device ? Parser.parse(F, CompileSide::Host) : nullptr;
       if (!Host)
@@ -175,6 +178,8 @@ private:
       for (KernelLaunch &L : findLaunches(*Host, Parser.rejected(*Host)))
         Found.push_back({std::move(L), Host, nullptr, nullptr, ""});
     }
+    Reading.finish("read " + std::to_string(Files.size()) + " files, " +
+                   std::to_string(Found.size()) + " launches");
     std::map<const FunctionDecl *, KernelUses> Cache;
     for (size_t H = 0; H < Hosts.size(); ++H) {
       size_t End = H + 1 < Hosts.size() ? Hosts[H + 1].second : Found.size();

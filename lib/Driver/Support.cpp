@@ -178,4 +178,22 @@ int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out) {
   return 0;
 }
 
+void Progress::step(size_t Done, llvm::StringRef Item) {
+  if (!Live)
+    return;
+  std::string Line = Command + ": " + std::to_string(Done + 1) + "/" + std::to_string(Total) + " " +
+                     llvm::sys::path::filename(Item).str();
+  OS << "\r" << Line << std::string(Width > Line.size() ? Width - Line.size() : 0, ' ');
+  OS.flush();
+  Width = Line.size();
+}
+
+void Progress::finish(llvm::StringRef Summary) {
+  if (Quiet)
+    return;
+  if (Live)
+    OS << "\r" << std::string(Width, ' ') << "\r";
+  OS << Command << ": " << Summary << "\n";
+}
+
 } // namespace kfuse

@@ -128,6 +128,10 @@ cl::opt<bool> ShowRemarks("remarks",
                           cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune),
                           cl::sub(Suggest), cl::cat(Category));
 
+cl::opt<bool> Quiet("quiet",
+                    cl::desc("No progress and no counts on stderr (diagnostics still print)"),
+                    cl::sub(Suggest), cl::cat(Category));
+
 cl::extrahelp MoreHelp(
     "\nArguments after '--' go to Clang after the compile command's, as with other Clang tools:\n"
     "  kfuse fuse fusion.yaml -o fused.cu -- -DNDEBUG -Iinclude\n"
@@ -226,6 +230,7 @@ int main(int argc, const char **argv) {
     Request.Profile = Given(Profile);
     Request.Output = Given(SuggestOutput);
     Request.Markdown = Given(Markdown);
+    Request.Quiet = Quiet;
     return kfuse::runSuggest(Settings, Request, Diags, outs());
   }
   if (List)

@@ -97,6 +97,7 @@ struct SuggestRequest {
   std::optional<std::string> Profile;  ///< Nsight Compute's CSV of a run.
   std::optional<std::string> Output;   ///< The config for kfuse tune.
   std::optional<std::string> Markdown; ///< The table as Markdown.
+  bool Quiet = false;                  ///< No progress and no count on stderr.
 };
 
 /// Finds the launches of the program's host code, which could run side by
