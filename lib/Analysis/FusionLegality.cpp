@@ -163,8 +163,6 @@ private:
     for (const Barrier &B : Model.Barriers) {
       if (B.Kind == BarrierKind::Named)
         report(B.Call->getBeginLoc(), ID::UnsupportedBarrier) << B.Callee;
-      else if (B.Kind != BarrierKind::SyncThreadsCount && !B.IsStatement)
-        report(B.Call->getBeginLoc(), ID::BarrierAsValue) << B.Callee;
     }
     for (const AsmBarrier &Asm : Model.AsmBarriers)
       if (!Asm.Partial)

@@ -504,6 +504,11 @@ template <unsigned Want, unsigned Entry> __device__ __forceinline__ void kfuse_s
 void printBarrierHelpers(llvm::raw_ostream &OS) {
   OS << R"(#ifndef KFUSE_BARRIERS_DEFINED
 #define KFUSE_BARRIERS_DEFINED
+// __syncthreads() over the Count threads that use barrier Id, where the
+// barrier stands inside an expression (a for loop's increment).
+template <unsigned Id, unsigned Count> __device__ __forceinline__ void kfuse_syncthreads() {
+asm volatile("bar.sync %0, %1;" ::"n"(Id), "n"(Count) : "memory");
+}
 // __syncthreads_count/_and/_or over the Count threads that use barrier Id.
 template <unsigned Id, unsigned Count> __device__ __forceinline__ int kfuse_syncthreads_count(int predicate) {
 unsigned result;

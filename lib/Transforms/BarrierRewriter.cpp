@@ -47,8 +47,13 @@ bool rewriteBarriers(const KernelModel &Model, SectionContext &Ctx, EditSet &Edi
         Ctx.BarriersInMacros.insert(B.Callee);
       continue;
     }
+    // Inside an expression (`for (i = n, __syncthreads(); ...)`) the asm
+    // statement cannot stand: a function template wraps it.
+    std::string Replacement = B.IsStatement || Ctx.Style == BarrierStyle::ExitAware
+                                  ? partialBarrier(Ctx, B.Callee)
+                                  : "kfuse_syncthreads" + templateArgs(Ctx) + "()";
     if (Edits.canEdit(B.Call->getSourceRange()))
-      Ok &= Edits.replaceRange(B.Call->getSourceRange(), partialBarrier(Ctx, B.Callee), B.Callee);
+      Ok &= Edits.replaceRange(B.Call->getSourceRange(), Replacement, B.Callee);
     else if (B.Kind == BarrierKind::SyncThreads)
       Ctx.BarriersInMacros.insert(B.Callee);
     else
