@@ -445,33 +445,30 @@ bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &D
   return Diags.errorCount() == Before;
 }
 
-namespace {
-
-std::string parameterTypes(const clang::FunctionDecl &F) {
-  std::string S;
-  for (const clang::ParmVarDecl *P : F.parameters())
-    S += (S.empty() ? "" : ", ") + P->getType().getAsString();
-  return S;
-}
-
-} // namespace
-
 const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Unit,
                                          const std::string &ConfigPath, Reporter &Diags) {
-  KernelLookup Found = lookUpKernel(Unit, K.Kernel);
   auto Problem = [&](ID Id, ConfigPosition At, std::vector<std::string> Args) {
     Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, ConfigPath);
   };
   clang::SourceManager &SM = Unit.getSourceManager();
+  // One overload among several, named with its parameter types.
+  if (auto [Name, Params] = splitOverloadName(K.Kernel); Params) {
+    if (const clang::FunctionDecl *F = findOverload(Unit, Name, *Params))
+      return F;
+    Problem(ID::KernelNotFound, K.Position, {K.Kernel, K.ResolvedFile});
+    for (const clang::FunctionDecl *Other : kernelsNamed(Unit, Name))
+      Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate) << overloadName(*Other);
+    return nullptr;
+  }
+  KernelLookup Found = lookUpKernel(Unit, K.Kernel);
   if (Found.Kernel && !Found.Template) {
-    // Overloads share a name, which the config cannot tell apart.
+    // Overloads share a name: the config gives the parameter types.
     std::vector<const clang::FunctionDecl *> Named = kernelsNamed(Unit, K.Kernel);
     if (Named.size() > 1) {
       Problem(ID::KernelAmbiguous, K.Position,
               {K.Kernel, std::to_string(Named.size()), K.ResolvedFile});
       for (const clang::FunctionDecl *Other : Named)
-        Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate)
-            << instantiationName(*Other) + "(" + parameterTypes(*Other) + ")";
+        Diags.report(Other->getLocation(), SM, ID::NoteKernelCandidate) << overloadName(*Other);
       return nullptr;
     }
   }

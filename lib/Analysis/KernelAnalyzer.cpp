@@ -686,6 +686,44 @@ std::string instantiationName(const FunctionDecl &F) {
   return Name;
 }
 
+namespace {
+
+std::string parameterTypes(const FunctionDecl &F) {
+  std::string S;
+  for (const ParmVarDecl *P : F.parameters())
+    S += (S.empty() ? "" : ", ") + P->getType().getAsString(F.getASTContext().getPrintingPolicy());
+  return S;
+}
+
+std::string withoutBlanks(StringRef Text) {
+  std::string Out;
+  for (char C : Text)
+    if (!isspace(static_cast<unsigned char>(C)))
+      Out += C;
+  return Out;
+}
+
+} // namespace
+
+std::string overloadName(const FunctionDecl &F) {
+  return instantiationName(F) + "(" + parameterTypes(F) + ")";
+}
+
+std::pair<std::string, std::optional<std::string>> splitOverloadName(StringRef Text) {
+  Text = Text.trim();
+  size_t Open = Text.find('(');
+  if (Open == StringRef::npos || !Text.ends_with(")"))
+    return {Text.str(), std::nullopt};
+  return {Text.take_front(Open).rtrim().str(), Text.drop_front(Open + 1).drop_back().trim().str()};
+}
+
+const FunctionDecl *findOverload(ASTUnit &Unit, StringRef Name, StringRef Params) {
+  for (const FunctionDecl *F : kernelsNamed(Unit, Name))
+    if (withoutBlanks(parameterTypes(*F)) == withoutBlanks(Params))
+      return F;
+  return nullptr;
+}
+
 const FunctionDecl *findDeclaredOnlyKernel(ASTUnit &Unit, StringRef Name) {
   for (const Decl *D : Unit.getASTContext().getTranslationUnitDecl()->decls()) {
     const auto *F = dyn_cast<FunctionDecl>(D);

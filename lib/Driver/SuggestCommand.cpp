@@ -279,6 +279,9 @@ private:
       SuggestedLaunch Out;
       Out.Kernel = L.Kernel ? L.KernelName : "(through a pointer)";
       std::string Id = idOf(Out.Kernel);
+      // One of several overloads: the config names it with its parameter types.
+      if (F.DeviceKernel && kernelsNamed(*F.Device, L.KernelName).size() > 1)
+        Out.Kernel = overloadName(*F.DeviceKernel);
       unsigned N = ++Ids[Id];
       Out.Id = N == 1 ? Id : Id + "_" + std::to_string(N);
       if (F.DeviceKernel)

@@ -13,6 +13,7 @@
 #include "Outputs.h"
 #include "Support.h"
 
+#include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/LaunchArguments.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/FusedFilePrinter.h"
@@ -99,8 +100,11 @@ private:
     TuneKernel K;
     K.Id = Spec.Id;
     K.Getter = "kfuse_native_" + F.Name + "_" + Spec.Id;
-    llvm::raw_string_ostream Name(K.Kernel);
-    M.Model.Decl->getNameForDiagnostic(Name, M.Unit->getASTContext().getPrintingPolicy(), true);
+    // Cast to its own type: an overloaded name alone is ambiguous.
+    clang::ASTContext &AST = M.Unit->getASTContext();
+    K.Kernel = "static_cast<" +
+               AST.getPointerType(M.Model.Decl->getType()).getAsString(AST.getPrintingPolicy()) +
+               ">(&" + instantiationName(*M.Model.Decl) + ")";
     K.Grid = Spec.Launch->Grid;
     K.Block = Spec.Block;
     K.SharedBytes = Spec.Launch->SharedBytes;

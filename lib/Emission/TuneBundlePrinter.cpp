@@ -112,7 +112,7 @@ std::string printOriginalsSource(const Preamble &File, const std::vector<TuneKer
                      File.Text + "\n";
   for (const TuneKernel &K : Kernels)
     Text += "extern \"C\" const void *" + K.Getter +
-            "() {\n  return reinterpret_cast<const void *>(&" + K.Kernel + ");\n}\n";
+            "() {\n  return reinterpret_cast<const void *>(" + K.Kernel + ");\n}\n";
   return Text;
 }
 

@@ -47,6 +47,18 @@ std::string kernelNameKey(llvm::StringRef Text);
 /// takes it: "blas::axpy<float>".
 std::string instantiationName(const clang::FunctionDecl &F);
 
+/// \p F as a config names one overload among several: "scale(float *, int)".
+std::string overloadName(const clang::FunctionDecl &F);
+
+/// A config's kernel name split at its parameter list: "scale(float *, int)"
+/// is {"scale", "float *, int"}; a name without one has no list.
+std::pair<std::string, std::optional<std::string>> splitOverloadName(llvm::StringRef Text);
+
+/// The overload of \p Name whose parameter types \p Params spells (blanks
+/// aside), or null.
+const clang::FunctionDecl *findOverload(clang::ASTUnit &Unit, llvm::StringRef Name,
+                                        llvm::StringRef Params);
+
 /// A __global__ function named \p Name that the unit declares but never
 /// defines (its body is in another file); null for none.
 const clang::FunctionDecl *findDeclaredOnlyKernel(clang::ASTUnit &Unit, llvm::StringRef Name);

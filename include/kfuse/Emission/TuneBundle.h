@@ -31,7 +31,8 @@ struct TuneArgument {
 struct TuneKernel {
   std::string Id;     ///< The config entry.
   std::string Getter; ///< extern "C" function returning the original kernel.
-  std::string Kernel; ///< Expression naming the original kernel: "blas::axpy<float>".
+  /// A pointer to the original kernel: "static_cast<void (*)(float *)>(&blas::axpy<float>)".
+  std::string Kernel;
   std::vector<TuneArgument> Args;
   std::array<unsigned, 3> Grid{1, 1, 1}, Block{1, 1, 1};
   unsigned SharedBytes = 0;
