@@ -493,7 +493,7 @@ def cmd_sweep_compile(args):
     for i in range(0, len(todo), args.jobs):
         compiled.update(compile_jobs(args, todo[i:i + args.jobs]))
         target.write_text(json.dumps(compiled, indent=1))
-    print(f"{sum(1 for rc, _ in compiled.values() if rc == 0)} of {len(compiled)} outputs compile")
+    print(f"{sum(1 for rc, *_ in compiled.values() if rc == 0)} of {len(compiled)} outputs compile")
 
 
 def cmd_sweep_finish(args):

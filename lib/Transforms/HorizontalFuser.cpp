@@ -263,6 +263,22 @@ struct BuiltNames {
   std::map<size_t, std::map<const clang::Expr *, std::string>> Registers;
 };
 
+/// A copy of parameter \p P (named \p Name) the section may change. A
+/// kernel receives its parameters as bytes, with no constructor or
+/// destructor run on the device (those of a class may be host functions):
+/// a class that is not trivially copyable and destructible is copied so.
+std::string paramCopy(const clang::ParmVarDecl &P, const std::string &Name, const std::string &Copy,
+                      NameAllocator &Names) {
+  clang::QualType T = P.getType();
+  const clang::CXXRecordDecl *Class = T->getAsCXXRecordDecl();
+  if (!Class || (Class->hasTrivialDestructor() && T.isTriviallyCopyableType(P.getASTContext())))
+    return "decltype(" + Name + ") " + Copy + " = " + Name + ";";
+  std::string Bytes = Names.allocate(Copy + "_bytes");
+  return "alignas(decltype(" + Name + ")) unsigned char " + Bytes + "[sizeof(" + Name + ")];\n" +
+         "memcpy(" + Bytes + ", &" + Name + ", sizeof(" + Name + "));\n" + "auto &" + Copy +
+         " = *reinterpret_cast<decltype(" + Name + ") *>(" + Bytes + ");";
+}
+
 class SectionBuilder {
 public:
   SectionBuilder(const FusionMember &M, size_t Index, const ThreadRange &Range,
@@ -318,7 +334,7 @@ public:
     for (const clang::ParmVarDecl *P : Model.Params)
       if (Changed.count(P)) {
         std::string Copy = Names.allocate(Renames[P] + "_copy");
-        ParamCopies.push_back("decltype(" + Renames[P] + ") " + Copy + " = " + Renames[P] + ";");
+        ParamCopies.push_back(paramCopy(*P, Renames[P], Copy, Names));
         Renames[P] = Copy;
       }
     Built.Launches[Index] = S.LaunchName;

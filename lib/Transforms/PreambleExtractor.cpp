@@ -478,16 +478,36 @@ private:
   /// function) that is left out, so it goes too. Clang keeps no declaration of its own for
   /// it, only the name's location: the directive runs from the `template`
   /// (or `extern`) before that to the semicolon after it.
+  /// A macro's expansion that instantiates what the preamble leaves out
+  /// (gerbil's `EXPORT(1)`, a list of `template void f<1>(...);`) goes whole.
+  void dropInstantiatingMacro(SourceLocation Point, bool Defines) {
+    CharSourceRange Invocation = SM.getExpansionRange(Point);
+    for (const CharSourceRange &R : Dropped)
+      if (R.getBegin() == Invocation.getBegin())
+        return; // Another instantiation of the same expansion.
+    llvm::StringRef Macro = Lexer::getImmediateMacroName(Point, SM, Unit.getLangOpts());
+    Dropped.push_back(Invocation);
+    if (Defines)
+      DefinesTwice.insert(SM.getFileID(Invocation.getBegin()));
+    Rewriter.ReplaceText(Invocation,
+                         "// kfuse: instantiations of macro '" + Macro.str() + "' left out.");
+  }
+
   void dropExplicitInstantiations(const FunctionTemplateDecl &Template) {
     for (const FunctionDecl *S : Template.specializations()) {
       TemplateSpecializationKind Kind = S->getTemplateSpecializationKind();
       if (Kind != TSK_ExplicitInstantiationDefinition &&
           Kind != TSK_ExplicitInstantiationDeclaration)
         continue;
-      SourceLocation Name = SM.getExpansionLoc(S->getPointOfInstantiation());
+      SourceLocation Point = S->getPointOfInstantiation();
+      SourceLocation Name = SM.getExpansionLoc(Point);
       if (Name.isInvalid() || SM.isInSystemHeader(Name))
         continue;
       FileID File = SM.getFileID(Name);
+      if (Point.isMacroID()) {
+        dropInstantiatingMacro(Point, Kind == TSK_ExplicitInstantiationDefinition);
+        continue;
+      }
       llvm::StringRef Text = SM.getBufferData(File);
       unsigned Offset = SM.getFileOffset(Name);
       size_t Begin = Text.substr(0, Offset).rfind("template");
@@ -685,11 +705,38 @@ private:
   bool needsCopy(FileID File, const PreambleHistory &History) {
     if (auto It = NeedsCopy.find(File); It != NeedsCopy.end())
       return It->second;
+    NeedsCopy[File] = false; // Provisional, for a header that includes itself.
     bool Needs = DefinesTwice.count(File) > 0;
     for (const Inclusion &I : Inclusions)
       if (I.Parent == File && (repeats(I, History) || needsCopy(I.File, History)))
         Needs = true;
+    // A header this parse skipped here (its guard) that is copied: nvcc
+    // would include the original from this file's text.
+    for (FileID Target : skippedTargets(File))
+      if (needsCopy(Target, History))
+        Needs = true;
     return NeedsCopy[File] = Needs;
+  }
+
+  /// The files that #includes in \p File name but this parse skipped (a
+  /// guard, #pragma once), as their first inclusion entered them.
+  std::vector<FileID> skippedTargets(FileID File) const {
+    std::vector<FileID> Targets;
+    PreprocessingRecord *Record = Unit.getPreprocessor().getPreprocessingRecord();
+    for (PreprocessedEntity *E : *Record) {
+      auto *Include = dyn_cast_or_null<InclusionDirective>(E);
+      if (!Include || !Include->getFile() ||
+          SM.getFileID(Include->getSourceRange().getBegin()) != File || entered(*Include))
+        continue;
+      for (const Inclusion &I : Inclusions) {
+        OptionalFileEntryRef Entry = SM.getFileEntryRefForID(I.File);
+        if (Entry && Entry->getUniqueID() == Include->getFile()->getUniqueID()) {
+          Targets.push_back(I.File);
+          break;
+        }
+      }
+    }
+    return Targets;
   }
 
   void planIncludes(FileID File, const PreambleHistory &History) {
