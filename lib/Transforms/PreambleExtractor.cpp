@@ -321,33 +321,29 @@ private:
   void keepNamedKernel(const FunctionDecl &F, bool Template) {
     if (Template || !F.isExternallyVisible())
       return keep(&F);
-    if (!F.isThisDeclarationADefinition())
-      return;
+    if (F.isThisDeclarationADefinition())
+      declareOnly(F,
+                  "kernel '" + F.getQualifiedNameAsString() + "', which code kept here launches");
+  }
+
+  /// \p F's definition gives way to its declaration: the original object
+  /// defines \p What.
+  void declareOnly(const FunctionDecl &F, const std::string &What) {
     CharSourceRange Whole = wholeDecl(&F);
     SourceLocation Body = SM.getExpansionLoc(F.getBody()->getBeginLoc());
     llvm::StringRef Head = Lexer::getSourceText(
         CharSourceRange::getCharRange(Whole.getBegin(), Body), SM, Unit.getLangOpts());
     DefinesTwice.insert(fileOf(&F));
     Dropped.push_back(Whole);
-    Rewriter.ReplaceText(
-        Whole, "// kfuse: the original object defines kernel '" + F.getQualifiedNameAsString() +
-                   "', which code kept here launches.\n" + Head.rtrim().str() + ";");
+    Rewriter.ReplaceText(Whole, "// kfuse: the original object defines " + What + ".\n" +
+                                    Head.rtrim().str() + ";");
   }
 
   /// A host function kept code calls: declarations stay; a definition
   /// stays whole or gives way to its declaration.
   void keepHostCallee(const FunctionDecl &F, HostCallee As) {
-    if (!F.isThisDeclarationADefinition() || As == HostCallee::Whole)
-      return;
-    CharSourceRange Whole = wholeDecl(&F);
-    SourceLocation Body = SM.getExpansionLoc(F.getBody()->getBeginLoc());
-    llvm::StringRef Head = Lexer::getSourceText(
-        CharSourceRange::getCharRange(Whole.getBegin(), Body), SM, Unit.getLangOpts());
-    DefinesTwice.insert(fileOf(&F));
-    Dropped.push_back(Whole);
-    Rewriter.ReplaceText(Whole, "// kfuse: the original object defines host function '" +
-                                    F.getQualifiedNameAsString() + "'.\n" + Head.rtrim().str() +
-                                    ";");
+    if (F.isThisDeclarationADefinition() && As == HostCallee::Prototype)
+      declareOnly(F, "host function '" + F.getQualifiedNameAsString() + "'");
   }
 
   /// A copy (static, so the original object keeps its own), an extern
