@@ -11,6 +11,9 @@
 namespace kfuse {
 namespace {
 
+/// How the launcher refuses a launch configuration.
+constexpr llvm::StringLiteral InvalidConfiguration = "return cudaErrorInvalidConfiguration;";
+
 std::string dims(const std::array<unsigned, 3> &D) {
   return "(" + std::to_string(D[0]) + ", " + std::to_string(D[1]) + ", " + std::to_string(D[2]) +
          ")";
@@ -324,30 +327,29 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
 }
 
 /// The check a launch configuration must pass for the kernel's part.
-void printBlockCheck(llvm::raw_ostream &OS, const FusedSection &S) {
+/// \p Reject is the statement that refuses it.
+void printBlockCheck(llvm::raw_ostream &OS, const FusedSection &S, llvm::StringRef Reject) {
   const std::string &L = S.LaunchName;
   if (S.Resizable) {
     OS << "// '" << S.KernelName << "' works with any 1-D block.\n";
-    OS << "if (" << L << ".block.y != 1 || " << L << ".block.z != 1) return "
-       << "cudaErrorInvalidConfiguration;\n";
+    OS << "if (" << L << ".block.y != 1 || " << L << ".block.z != 1) " << Reject << "\n";
     return;
   }
   const auto &B = S.OriginalBlock;
   OS << "// '" << S.KernelName << "' was written for blocks of " << dims(B) << ".\n";
   OS << "if (" << L << ".block.x != " << B[0] << " || " << L << ".block.y != " << B[1] << " || "
-     << L << ".block.z != " << B[2] << ") return cudaErrorInvalidConfiguration;\n";
+     << L << ".block.z != " << B[2] << ") " << Reject << "\n";
 }
 
 /// Data flows between kernels were proven for one grid shared by both.
-void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S) {
+void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S, llvm::StringRef Reject) {
   const std::string &L = S.LaunchName;
   if (!S.SameGridAs.empty()) {
     const std::string &G = S.SameGridAs;
     OS << "// '" << S.KernelName << "' reads what an earlier kernel wrote, in the same thread or "
        << "block: both need one grid.\n"
        << "if (" << L << ".grid.x != " << G << ".grid.x || " << L << ".grid.y != " << G
-       << ".grid.y || " << L << ".grid.z != " << G
-       << ".grid.z) return cudaErrorInvalidConfiguration;\n";
+       << ".grid.y || " << L << ".grid.z != " << G << ".grid.z) " << Reject << "\n";
   }
   static const char *const Dims[] = {"x", "y", "z"};
   std::string Unit;
@@ -359,13 +361,13 @@ void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S) {
                ? "// It runs on the fused grid, which is 1-D: its launch's grid must be too.\n"
                : "// Its indices do not tell apart blocks that differ in these grid "
                  "dimensions.\n")
-       << "if (" << Unit << ") return cudaErrorInvalidConfiguration;\n";
+       << "if (" << Unit << ") " << Reject << "\n";
 }
 
 /// A proportional grid has one ticket per original block of each kernel (or
 /// chain: as many as its longest grid); at most 2^31 so that no ticket
 /// wraps.
-void printTicketCount(llvm::raw_ostream &OS, const FusedKernel &K) {
+void printTicketCount(llvm::raw_ostream &OS, const FusedKernel &K, llvm::StringRef Reject) {
   OS << "// One ticket per original block of each kernel.\n"
      << "unsigned long long kfuse_all_blocks = 0;\n";
   for (const BlockLoop &L : K.Loops) {
@@ -379,8 +381,9 @@ void printTicketCount(llvm::raw_ostream &OS, const FusedKernel &K) {
     }
     OS << "kfuse_all_blocks += longest;\n}\n";
   }
-  OS << "if (kfuse_all_blocks > 0x7fffffffull) return cudaErrorInvalidConfiguration;\n"
-     << "kfuse_blocks = kfuse_all_blocks;\n";
+  OS << "if (kfuse_all_blocks > 0x7fffffffull) " << Reject << "\n";
+  if (Reject == InvalidConfiguration)
+    OS << "kfuse_blocks = kfuse_all_blocks;\n";
 }
 
 void printLauncherComment(llvm::raw_ostream &OS, const FusedKernel &K) {
@@ -392,7 +395,8 @@ void printLauncherComment(llvm::raw_ostream &OS, const FusedKernel &K) {
        << "'" << K.Sections[I].KernelName << "'";
   OS << ".\n// Give each kernel's launch configuration as you would have launched it; a\n"
      << "// configuration the fused kernel was not built for launches nothing and\n"
-     << "// returns cudaErrorInvalidConfiguration.\n";
+     << "// returns cudaErrorInvalidConfiguration. A launch error stays pending for\n"
+     << "// cudaGetLastError(), as after the original launches.\n";
 }
 
 /// "cudaError_t name(kfuse_launch a_launch, <a's params>, ..., cudaStream_t
@@ -409,7 +413,46 @@ void printLauncherSignature(llvm::raw_ostream &OS, const FusedKernel &K, bool Po
   OS << "cudaStream_t stream";
 }
 
+/// "bool name_fits(kfuse_launch a_launch, ...)": the launcher's checks of
+/// the launch configurations alone, so that a caller can launch the
+/// original kernels where the fused one was not built for them.
+void printFitsSignature(llvm::raw_ostream &OS, const FusedKernel &K) {
+  OS << "bool " << K.FitsName << "(";
+  for (const FusedSection &S : K.Sections)
+    OS << (&S == &K.Sections.front() ? "" : ", ") << "kfuse_launch " << S.LaunchName;
+  OS << ")";
+}
+
+void printFitsComment(llvm::raw_ostream &OS, const FusedKernel &K) {
+  OS << "// Whether " << K.LauncherName << " takes these launch configurations: where it\n"
+     << "// does not, it launches nothing, and the original kernels can run instead.\n";
+}
+
+void printFits(llvm::raw_ostream &OS, const FusedKernel &K, const std::string &Header) {
+  printFitsComment(OS, K);
+  OS << (Header.empty() ? "inline " : "");
+  printFitsSignature(OS, K);
+  OS << " {\n";
+  for (const FusedSection &S : K.Sections) {
+    printBlockCheck(OS, S, "return false;");
+    printGridCheck(OS, S, "return false;");
+  }
+  OS << "unsigned long long kfuse_blocks = 0;\n";
+  for (const FusedSection &S : K.Sections) {
+    const std::string &L = S.LaunchName;
+    OS << "{\nconst unsigned long long blocks = 1ull * " << L << ".grid.x * " << L << ".grid.y * "
+       << L << ".grid.z;\n"
+       << "if (blocks == 0) return false;\n"
+       << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
+  }
+  OS << "if (kfuse_blocks > 0x7fffffffull) return false;\n";
+  if (stacksRanges(K.Grid))
+    printTicketCount(OS, K, "return false;");
+  OS << "return true;\n}\n\n";
+}
+
 void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::string &Header) {
+  printFits(OS, K, Header);
   printLauncherComment(OS, K);
   if (Header.empty()) {
     OS << "inline ";
@@ -421,8 +464,8 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
     OS << ") {\n";
   }
   for (const FusedSection &S : K.Sections) {
-    printBlockCheck(OS, S);
-    printGridCheck(OS, S);
+    printBlockCheck(OS, S, InvalidConfiguration);
+    printGridCheck(OS, S, InvalidConfiguration);
   }
   OS << "// The fused grid is 1-D and as long as the largest grid.\n"
      << "unsigned long long kfuse_blocks = 0;\n";
@@ -435,7 +478,7 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
   }
   OS << "if (kfuse_blocks > 0x7fffffffull) return cudaErrorInvalidConfiguration;\n";
   if (stacksRanges(K.Grid))
-    printTicketCount(OS, K);
+    printTicketCount(OS, K, InvalidConfiguration);
   OS << "// Each kernel's dynamic shared memory gets a region of its own.\n"
      << "size_t kfuse_shared_bytes = 0;\n";
   for (const FusedSection &S : K.Sections)
@@ -473,11 +516,11 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
   printKernelParams(OS, K, /*Launch=*/true);
   OS << ");\n";
   if (Dynamic)
-    OS << "const cudaError_t kfuse_launched = cudaGetLastError();\n"
+    OS << "const cudaError_t kfuse_launched = cudaPeekAtLastError();\n"
        << "const cudaError_t kfuse_freed = cudaFreeAsync(kfuse_tickets, stream);\n"
        << "return kfuse_launched != cudaSuccess ? kfuse_launched : kfuse_freed;\n}\n\n";
   else
-    OS << "return cudaGetLastError();\n}\n\n";
+    OS << "return cudaPeekAtLastError();\n}\n\n";
 }
 
 /// Changes the calling warpgroup's registers per thread from Entry to Want.
@@ -713,6 +756,9 @@ std::string printLauncherHeader(const FusedFile &File, const std::string &Guard,
   llvm::raw_string_ostream GS(Generated);
   printLaunchStruct(GS);
   for (const FusedKernel &K : File.Kernels) {
+    printFitsComment(GS, K);
+    printFitsSignature(GS, K);
+    GS << ";\n\n";
     printLauncherComment(GS, K);
     printLauncherSignature(GS, K, /*Portable=*/true);
     GS << " = 0);\n\n";

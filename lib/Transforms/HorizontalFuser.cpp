@@ -326,6 +326,7 @@ public:
       if (dropped(Key))
         continue;
       FusedParam Param{paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M), ""};
+      Param.Position = P->getFunctionScopeIndex();
       Param.HostDeclaration = spellsGridConstant(*P, *M.Unit)
                                   ? printedDeclaration(*P, Name, M.Unit->getASTContext())
                                   : Param.Declaration;
@@ -459,10 +460,12 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   K.Fusion = Fusion;
   K.KernelName = Fusion + "_fused";
   K.LauncherName = Fusion + "_launch";
+  K.FitsName = Fusion + "_fits";
   K.BlockThreads = Plan.BlockThreads;
   K.BarrierIds = Plan.BarrierIds;
   Names.reserve(K.KernelName);
   Names.reserve(K.LauncherName);
+  Names.reserve(K.FitsName);
   for (const char *Generated :
        {"kfuse_tid", "kfuse_block", "kfuse_dynamic_shared", "kfuse_blocks", "kfuse_shared_bytes"})
     Names.reserve(Generated);

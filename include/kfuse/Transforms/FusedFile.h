@@ -40,6 +40,7 @@ struct FusedParam {
   /// As the launcher, a host function, declares it: without
   /// `__grid_constant__`, which only a kernel's parameter may carry.
   std::string HostDeclaration;
+  unsigned Position = 0; ///< Its place among the kernel's parameters, from 0.
 };
 
 /// A macro as a section's kernel had it, where another input's definition
@@ -100,6 +101,9 @@ struct FusedKernel {
   std::string Fusion;
   std::string KernelName;
   std::string LauncherName;
+  /// The host function that says whether the launcher takes a set of launch
+  /// configurations (the checks the launcher makes before launching).
+  std::string FitsName;
   unsigned BlockThreads = 0;
   unsigned BarrierIds = 1; ///< Block barriers it uses, as the plan gave out ids.
   bool Vertical = false;   ///< Every section from thread 0, one after the other.
