@@ -14,6 +14,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
 
 #include <map>
 #include <set>
@@ -857,7 +858,7 @@ private:
     if (A.CallerRejected)
       P.Assumptions.push_back(
           {LaunchAssumption::RejectedHost, A.CallerRejected->Message, A.CallerRejected->Loc});
-    if (A.DefaultStream != B.DefaultStream || A.Stream.Text != B.Stream.Text)
+    if (A.DefaultStream != B.DefaultStream || (!A.DefaultStream && A.Stream.Text != B.Stream.Text))
       P.Assumptions.push_back({LaunchAssumption::OtherStreams, "", B.Loc});
     return P;
   }
@@ -889,9 +890,10 @@ private:
       const Stmt *Between = A.Scope->body_begin()[S];
       SourceLocation Loc = SM.getExpansionLoc(Between->getBeginLoc());
       std::string Use = usesBuffers(Between, Buffers, Aliases);
-      if (Use.empty())
-        if (const VarDecl *Changed = changesGiven(Between, Given))
-          Use = Changed->getNameAsString();
+      if (!Use.empty())
+        Use = "'" + Use + "'";
+      else if (const VarDecl *Changed = changesGiven(Between, Given))
+        Use = "'" + Changed->getNameAsString() + "'";
       if (Use.empty())
         Use = unfollowedCall(Between, Buffers, Aliases, 0);
       if (!Use.empty()) {
@@ -1043,6 +1045,58 @@ private:
 LaunchRelations relateLaunches(ASTUnit &HostUnit, const std::vector<KernelLaunch> &Launches,
                                const std::vector<std::optional<KernelUses>> &Uses) {
   return Relater(HostUnit, Launches, Uses).run();
+}
+
+std::string launchLocation(const SourceManager &SM, SourceLocation Loc) {
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return "?";
+  return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine()) +
+         ":" + std::to_string(P.getColumn());
+}
+
+std::string describe(const LaunchConflict &X, const std::string &A, const std::string &B,
+                     const SourceManager &SM) {
+  std::string Buffer = "'" + X.Buffer + "'", Other = "'" + X.Other + "'";
+  std::string Alias = X.MayAlias.empty() ? "" : " (" + X.MayAlias + ")";
+  switch (X.What) {
+  case LaunchConflict::ReadAfterWrite:
+    if (!X.Other.empty())
+      return B + " reads " + Other + ", which may be " + Buffer + " that " + A + " writes" + Alias;
+    return B + " reads " + Buffer + ", which " + A + " writes";
+  case LaunchConflict::WriteAfterRead:
+    if (!X.Other.empty())
+      return B + " writes " + Other + ", which may be " + Buffer + " that " + A + " reads" + Alias;
+    return B + " writes " + Buffer + ", which " + A + " reads";
+  case LaunchConflict::WriteAfterWrite:
+    if (!X.Other.empty())
+      return A + " writes " + Buffer + " and " + B + " writes " + Other +
+             ", which may be one buffer" + Alias;
+    return A + " and " + B + " both write " + Buffer;
+  case LaunchConflict::HostUse:
+    return "host code between them uses " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
+  case LaunchConflict::UnknownKernel:
+    return "kfuse cannot read the launch of " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
+  }
+  return "";
+}
+
+std::string describe(const LaunchAssumption &X, const std::string &A, const std::string &B,
+                     const SourceManager &SM) {
+  switch (X.What) {
+  case LaunchAssumption::DistinctBuffers:
+    return "pointers the launching function receives (its parameters, globals it does not "
+           "assign) point to different buffers; its callers must keep them so";
+  case LaunchAssumption::HostWaits:
+    return X.Subject + " between them (" + launchLocation(SM, X.Loc) +
+           ") only waits: fusing runs " + B + " before it";
+  case LaunchAssumption::RejectedHost:
+    return "Clang rejects part of the function that launches them (" + launchLocation(SM, X.Loc) +
+           ": " + X.Subject + "); they are read from what it parsed";
+  case LaunchAssumption::OtherStreams:
+    return A + " and " + B + " run on different streams, so they may overlap without fusion";
+  }
+  return "";
 }
 
 } // namespace kfuse

@@ -342,7 +342,7 @@ private:
 
   std::optional<KernelSpec> readKernel(const YAML::Node &N) {
     checkKeys(N, "a kernel entry",
-              {"name", "file", "kernel", "block", "any_block_size", "any_grid", "launch"});
+              {"name", "file", "kernel", "block", "any_block_size", "any_grid", "launch", "site"});
     KernelSpec K;
     K.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a kernel entry");
@@ -371,6 +371,10 @@ private:
       Ok &= B.has_value();
       K.AnyGrid = B.value_or(false);
     }
+    if (YAML::Node Site = N["site"]) {
+      K.Site = readSite(Site);
+      Ok &= K.Site.has_value();
+    }
     if (YAML::Node Launch = N["launch"]; Launch && (K.LaunchFill = fillIn(Launch))) {
       // Read when FILL is replaced; tune says so.
     } else if (Launch) {
@@ -386,6 +390,41 @@ private:
     if (!Ok)
       return std::nullopt;
     return K;
+  }
+
+  /// site: FILE:LINE or FILE:LINE:COLUMN, the file relative to the config.
+  std::optional<LaunchSite> readSite(const YAML::Node &N) {
+    // The number after the last ':' of Text, which then loses it.
+    auto Number = [](std::string &Text) -> std::optional<unsigned> {
+      size_t Colon = Text.rfind(':');
+      std::string Digits = Colon == std::string::npos ? "" : Text.substr(Colon + 1);
+      if (Digits.empty() || Digits.size() > 9 ||
+          !std::all_of(Digits.begin(), Digits.end(), [](char C) { return C >= '0' && C <= '9'; }))
+        return std::nullopt;
+      unsigned V = static_cast<unsigned>(std::stoul(Digits));
+      if (V == 0)
+        return std::nullopt;
+      Text.erase(Colon);
+      return V;
+    };
+    LaunchSite S;
+    S.Position = positionOf(N);
+    std::string Text = N.IsScalar() ? N.Scalar() : "";
+    if (std::optional<unsigned> Last = Number(Text)) {
+      S.Line = *Last;
+      if (std::optional<unsigned> Line = Number(Text)) {
+        S.Column = S.Line;
+        S.Line = *Line;
+      }
+      S.File = Text;
+    }
+    if (S.File.empty()) {
+      problem(ID::ConfigBadValue, S.Position,
+              {"site", "FILE:LINE or FILE:LINE:COLUMN of the kernel's launch"});
+      return std::nullopt;
+    }
+    S.ResolvedFile = resolved(S.File);
+    return S;
   }
 
   /// The first FILL placeholder suggest left in \p N, if any.
@@ -575,7 +614,8 @@ private:
 
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
     checkKeys(N, "a fusion entry",
-              {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows", "same"});
+              {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows", "same",
+               "distinct_buffers"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -593,6 +633,11 @@ private:
       }
     }
     Ok &= readFusionKernels(N, C, F);
+    if (YAML::Node Distinct = N["distinct_buffers"]) {
+      std::optional<bool> B = boolean(Distinct, "distinct_buffers");
+      Ok &= B.has_value();
+      F.DistinctBuffers = B.value_or(false);
+    }
     for (const char *Key : {"flows", "same"})
       if (N[Key] && F.Mode != FusionMode::Vertical) {
         problem(ID::ConfigBadValue, positionOf(N[Key]), {Key, "given for vertical fusions only"});

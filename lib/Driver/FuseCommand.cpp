@@ -9,14 +9,18 @@
 
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/KernelLaunches.h"
+#include "kfuse/Analysis/LaunchRewrites.h"
 #include "kfuse/Config/Config.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/Depfile.h"
 #include "kfuse/Emission/FusedFilePrinter.h"
+#include "kfuse/Emission/UnifiedDiff.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
+#include "kfuse/Transforms/LaunchRewriter.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -30,6 +34,13 @@ namespace kfuse {
 namespace {
 
 using diag::ID;
+
+/// Where the rewritten copy of host file \p File goes.
+std::string copyPath(const std::string &File, const HostRewriteTarget &Target) {
+  return (llvm::Twine(Target.CopyDir) + llvm::sys::path::get_separator() +
+          llvm::sys::path::filename(File))
+      .str();
+}
 
 /// The files under `replace:` that the selected fusions read, absolute.
 int replacedFiles(const Config &C, const std::vector<const FusionSpec *> &Fusions,
@@ -109,6 +120,18 @@ public:
     Input.OutputDir = directoryOf(OutputPath == "-" ? "" : OutputPath);
     if (Request.Header)
       Input.LauncherHeader = relativePath(*Request.Header, Input.OutputDir);
+    if (Request.Rewrite) {
+      if (!Request.Header) {
+        Diags.report(ID::RewriteNeedsHeader);
+        return 1;
+      }
+      HostRewriteTarget &Target = Input.RewriteLaunches.emplace();
+      Target.Header = *Request.Header;
+      Target.Config = Request.ConfigPath;
+      if (*Request.Rewrite == RewriteOutput::Copies)
+        Target.CopyDir = Request.RewriteDir.value_or(
+            (llvm::Twine(Input.OutputDir) + llvm::sys::path::get_separator() + "rewritten").str());
+    }
     std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags);
     if (!Fused)
       return 1;
@@ -120,9 +143,12 @@ public:
       return 1;
 
     std::string Text = printFusedFile(File);
-    // Every file or none: the header, the fused file and the depfile.
+    // Every file or none: the header, the fused file, the depfile and the
+    // rewritten host files.
     OutputTransaction Files(Diags);
-    Files.addInputs(Fused->Read);
+    std::string Diff;
+    if (!stageHosts(*Fused, Input, Files, Diff))
+      return 1;
     if (Request.Header)
       Files.stage(*Request.Header, Header);
     if (OutputPath != "-")
@@ -137,6 +163,7 @@ public:
       Out << Text;
       return 0;
     }
+    Out << Diff;
     for (const FusedKernel &K : File.Kernels)
       llvm::errs() << "kfuse: wrote fusion '" << K.Fusion << "' (" << K.Sections.size()
                    << " kernels, " << K.BlockThreads << " threads per block) to " << OutputPath
@@ -153,6 +180,36 @@ private:
     if (Request.Output)
       return *Request.Output;
     return llvm::sys::path::stem(Request.ConfigPath).str() + ".fused.cu";
+  }
+
+  /// Stages each rewritten host file as the request asks, or prints its
+  /// diff into \p Diff; adds the run's inputs, less the files -i rewrites.
+  bool stageHosts(const FusionOutput &Fused, const FusionInput &Input, OutputTransaction &Files,
+                  std::string &Diff) {
+    std::vector<std::string> Inputs = Fused.Read;
+    for (const RewrittenHost &H : Fused.Hosts) {
+      switch (*Request.Rewrite) {
+      case RewriteOutput::Copies:
+        Files.stage(copyPath(H.File, *Input.RewriteLaunches), H.Text, /*MakeDirectory=*/true);
+        break;
+      case RewriteOutput::Diff:
+        Diff += printUnifiedDiff(relativePath(H.File, "."), H.Original, H.Text);
+        break;
+      case RewriteOutput::InPlace: {
+        std::string Backup = H.File + ".orig";
+        if (llvm::sys::fs::exists(Backup)) {
+          Diags.report(ID::RewriteBackupExists) << Backup;
+          return false;
+        }
+        llvm::erase(Inputs, H.File);
+        Files.stage(Backup, H.Original);
+        Files.stage(H.File, H.Text);
+        break;
+      }
+      }
+    }
+    Files.addInputs(Inputs);
+    return true;
   }
 
   int listReplaced(llvm::raw_ostream &Out) {
@@ -193,6 +250,36 @@ private:
   }
 };
 
+/// The host code of each fusion (the pipeline's \p Fused, whose kernels
+/// \p File holds) with its launches rewritten into one launcher call; or
+/// nothing after reporting why a group of launches cannot be.
+std::optional<std::vector<RewrittenHost>>
+rewriteHostCode(FusionPipeline &Pipeline, const std::vector<size_t> &Fused, const FusedFile &File,
+                SourceParser &Parser, const HostRewriteTarget &Target, Reporter &Diags) {
+  const Config &C = Pipeline.config();
+  std::vector<LaunchGroup> Groups;
+  std::vector<const FusedKernel *> Kernels;
+  for (size_t K = 0; K < Fused.size(); ++K) {
+    const FusionSpec &F = Pipeline.fusion(Fused[K]);
+    std::optional<std::string> Host = hostFileOf(C, F, Diags);
+    clang::ASTUnit *Unit = Host ? Parser.parse(*Host, CompileSide::Host) : nullptr;
+    if (!Unit)
+      continue;
+    const std::vector<FusionMember> &Members = Pipeline.members(Fused[K]);
+    std::vector<KernelUses> Uses;
+    for (const FusionMember &M : Members)
+      Uses.push_back(kernelUses(*M.Unit, *M.Model.Decl, Parser.rejected(*M.Unit)));
+    if (std::optional<LaunchGroup> G =
+            findLaunchGroup(*Unit, Parser.rejected(*Unit), C, F, Members, Uses, Diags)) {
+      Groups.push_back(std::move(*G));
+      Kernels.push_back(&File.Kernels[K]);
+    }
+  }
+  if (Diags.errorCount() != 0 || !groupsDisjoint(Groups, Diags))
+    return std::nullopt;
+  return rewriteLaunches(Groups, Kernels, Target);
+}
+
 } // namespace
 
 std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
@@ -218,6 +305,7 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   FusionPipeline Pipeline(*C, Parser, Diags);
   Pipeline.load(Fusions);
   FusionLayouts Layouts(*C, Input.Tuning, Tuning, Diags);
+  std::vector<size_t> Fused; ///< The fusion of each fused kernel.
   for (size_t I = 0; I < Pipeline.size(); ++I) {
     unsigned Before = Diags.errorCount();
     // A fusion whose kernels were not found is reported already.
@@ -226,8 +314,10 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
           Layouts.of(Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)));
       if (!Layout)
         return std::nullopt;
-      if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout))
+      if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout)) {
         File.Kernels.push_back(std::move(*K));
+        Fused.push_back(I);
+      }
     }
     if (Verdicts)
       Verdicts->push_back(
@@ -235,6 +325,17 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   }
   if (Diags.errorCount() != 0)
     return std::nullopt;
+  if (Input.RewriteLaunches) {
+    std::optional<std::vector<RewrittenHost>> Hosts =
+        rewriteHostCode(Pipeline, Fused, File, Parser, *Input.RewriteLaunches, Diags);
+    if (!Hosts)
+      return std::nullopt;
+    Result.Hosts = std::move(*Hosts);
+    // A copy of a file the config replaces is what the fused file includes.
+    if (!Input.RewriteLaunches->CopyDir.empty())
+      for (const RewrittenHost &H : Result.Hosts)
+        Pipeline.includeWholeAs(H.File, copyPath(H.File, *Input.RewriteLaunches));
+  }
   File.Preambles = Pipeline.preambles(Input.OutputDir);
   if (Diags.errorCount() != 0)
     return std::nullopt;

@@ -232,7 +232,12 @@ std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, Pr
   for (const auto &[Spec, Unit] : Inputs) {
     const FileRenames &Renamed = Use == PreambleUse::Originals ? None : *Renames.at(Unit);
     if (Use == PreambleUse::Fused && C.replaces(Spec->ResolvedFile)) {
-      Result.push_back({Spec->File, wholeFile(Spec->ResolvedFile, OutputDir, Renamed), true});
+      std::string File = std::filesystem::absolute(Spec->ResolvedFile).lexically_normal().string();
+      auto Copy = WholeAs.find(File);
+      Result.push_back(
+          {Spec->File,
+           wholeFile(Copy == WholeAs.end() ? Spec->ResolvedFile : Copy->second, OutputDir, Renamed),
+           true});
       continue;
     }
     PreambleHistory Alone;

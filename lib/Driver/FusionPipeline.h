@@ -66,6 +66,10 @@ public:
   std::vector<Preamble> preambles(const std::string &OutputDir,
                                   PreambleUse Use = PreambleUse::Fused);
 
+  /// In the fused file, include \p Copy where the whole \p File (absolute)
+  /// would be: the rewritten copy of a file the config replaces.
+  void includeWholeAs(const std::string &File, const std::string &Copy) { WholeAs[File] = Copy; }
+
   /// The input files, each once: those the config replaces first (their
   /// symbols cannot be renamed), then in the order the config names them.
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> inputs() const;
@@ -86,6 +90,7 @@ private:
       DeviceVariablesOf;
   std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> Renames;
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
+  std::map<std::string, std::string> WholeAs;
 
   /// Kernels of a fusion that share a range of threads: one kernel, or a
   /// vertical chain.

@@ -45,14 +45,6 @@ struct FoundLaunch {
   std::string DeviceFile;
 };
 
-std::string location(const SourceManager &SM, SourceLocation Loc) {
-  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
-  if (P.isInvalid())
-    return "?";
-  return llvm::sys::path::filename(P.getFilename()).str() + ":" + std::to_string(P.getLine()) +
-         ":" + std::to_string(P.getColumn());
-}
-
 /// "blas::axpy<float>" -> "axpy": a name the config can use.
 std::string idOf(const std::string &Kernel) {
   std::string Base = Kernel.substr(0, Kernel.find('<'));
@@ -241,6 +233,15 @@ private:
       }
   }
 
+  /// "../src/app.cu:118:3": where the config finds the launch again.
+  std::string siteOf(const SourceManager &SM, SourceLocation Loc) const {
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    if (P.isInvalid())
+      return "";
+    return relativePath(P.getFilename(), directoryOf(configPath())) + ":" +
+           std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn());
+  }
+
   SuggestedArg argument(const FoundLaunch &F, size_t I) const {
     const LaunchedValue &V = F.Launch.Args[I];
     SuggestedArg A;
@@ -286,7 +287,8 @@ private:
       Out.Id = N == 1 ? Id : Id + "_" + std::to_string(N);
       if (F.DeviceKernel)
         Out.File = relativePath(F.DeviceFile, directoryOf(configPath()));
-      Out.Where = location(SM, L.Loc);
+      Out.Where = launchLocation(SM, L.Loc);
+      Out.Site = siteOf(SM, L.Loc);
       Out.Syntax = spelling(L.Syntax);
       Out.GridText = L.Grid.Text;
       Out.BlockText = L.Block.Text;
@@ -321,56 +323,10 @@ private:
       return C;
     const std::string &A = S.Launches[P->First].Id, &B = S.Launches[P->Second].Id;
     for (const LaunchConflict &X : P->Conflicts)
-      C.Conflicts.push_back(conflict(X, A, B, SM));
+      C.Conflicts.push_back(kfuse::describe(X, A, B, SM));
     for (const LaunchAssumption &X : P->Assumptions)
-      C.Assumptions.push_back(assumption(X, A, B, SM));
+      C.Assumptions.push_back(kfuse::describe(X, A, B, SM));
     return C;
-  }
-
-  static std::string conflict(const LaunchConflict &X, const std::string &A, const std::string &B,
-                              const SourceManager &SM) {
-    std::string Buffer = "'" + X.Buffer + "'", Other = "'" + X.Other + "'";
-    std::string Alias = X.MayAlias.empty() ? "" : " (" + X.MayAlias + ")";
-    switch (X.What) {
-    case LaunchConflict::ReadAfterWrite:
-      if (!X.Other.empty())
-        return B + " reads " + Other + ", which may be " + Buffer + " that " + A + " writes" +
-               Alias;
-      return B + " reads " + Buffer + ", which " + A + " writes";
-    case LaunchConflict::WriteAfterRead:
-      if (!X.Other.empty())
-        return B + " writes " + Other + ", which may be " + Buffer + " that " + A + " reads" +
-               Alias;
-      return B + " writes " + Buffer + ", which " + A + " reads";
-    case LaunchConflict::WriteAfterWrite:
-      if (!X.Other.empty())
-        return A + " writes " + Buffer + " and " + B + " writes " + Other +
-               ", which may be one buffer" + Alias;
-      return A + " and " + B + " both write " + Buffer;
-    case LaunchConflict::HostUse:
-      return "host code between them uses " + Buffer + " (" + location(SM, X.Loc) + ")";
-    case LaunchConflict::UnknownKernel:
-      return "kfuse cannot read the launch of " + X.Buffer + " (" + location(SM, X.Loc) + ")";
-    }
-    return "";
-  }
-
-  static std::string assumption(const LaunchAssumption &X, const std::string &A,
-                                const std::string &B, const SourceManager &SM) {
-    switch (X.What) {
-    case LaunchAssumption::DistinctBuffers:
-      return "pointers the launching function receives (its parameters, globals it does not "
-             "assign) point to different buffers; its callers must keep them so";
-    case LaunchAssumption::HostWaits:
-      return X.Subject + " between them (" + location(SM, X.Loc) + ") only waits: fusing runs " +
-             B + " before it";
-    case LaunchAssumption::RejectedHost:
-      return "Clang rejects part of the function that launches them (" + location(SM, X.Loc) +
-             ": " + X.Subject + "); they are read from what it parsed";
-    case LaunchAssumption::OtherStreams:
-      return A + " and " + B + " run on different streams, so they may overlap without fusion";
-    }
-    return "";
   }
 
   void attachProfile(Suggestions &S, const ProfileResult &P) {

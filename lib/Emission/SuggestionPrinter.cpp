@@ -225,6 +225,8 @@ private:
     line(4, "file: " + (L.File.empty() ? std::string(FillMarker) : L.File),
          L.File.empty() ? "no file given defines it" : "");
     line(4, "kernel: " + L.Kernel, "");
+    if (!L.Site.empty())
+      line(4, "site: " + L.Site, "the launch kfuse fuse --rewrite-launches replaces");
     Field Block = shape(L.Block, L.BlockText, L.BlockFromProfile);
     line(4, "block: " + Block.Value, Block.Note);
     if (Content == ConfigContent::Launches)

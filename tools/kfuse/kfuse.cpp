@@ -72,6 +72,22 @@ cl::opt<bool> ListReplaced("list-replaced",
                            cl::desc("Only print the files the fused file is compiled in place of "
                                     "('replace:' in the config), one per line"),
                            cl::sub(Fuse), cl::cat(Category));
+cl::opt<bool> RewriteLaunches("rewrite-launches",
+                              cl::desc("Also rewrite the host code: each fusion's launches become "
+                                       "one call of its launcher (needs --header)"),
+                              cl::sub(Fuse), cl::cat(Category));
+cl::opt<std::string> RewriteDir("rewrite-dir",
+                                cl::desc("With --rewrite-launches: where the rewritten copies go "
+                                         "(default: 'rewritten' beside -o)"),
+                                cl::value_desc("dir"), cl::sub(Fuse), cl::cat(Category));
+cl::opt<bool> Diff("diff",
+                   cl::desc("With --rewrite-launches: print the rewrite as a unified diff "
+                            "instead of writing copies"),
+                   cl::sub(Fuse), cl::cat(Category));
+cl::opt<bool> InPlace("i",
+                      cl::desc("With --rewrite-launches: rewrite the files in place, keeping "
+                               "each original as FILE.orig"),
+                      cl::sub(Fuse), cl::cat(Category));
 cl::opt<std::string> Bundle("bundle",
                             cl::desc("Directory for the tuning harness (default: "
                                      "<config>.tune)"),
@@ -204,6 +220,24 @@ int main(int argc, const char **argv) {
     Request.Depfile = Given(Depfile);
     Request.Tuning = Given(Tuning);
     Request.ListReplaced = ListReplaced;
+    bool RewriteOption = !RewriteDir.empty() || Diff || InPlace;
+    if (RewriteOption && !RewriteLaunches) {
+      errs() << "kfuse: --rewrite-dir, --diff and -i go with --rewrite-launches\n";
+      return 2;
+    }
+    if (int(!RewriteDir.empty()) + int(Diff) + int(InPlace) > 1) {
+      errs() << "kfuse: give one of --rewrite-dir, --diff and -i\n";
+      return 2;
+    }
+    if (Diff && Output == "-") {
+      errs() << "kfuse: --diff prints to stdout, so the fused file needs -o FILE\n";
+      return 2;
+    }
+    if (RewriteLaunches)
+      Request.Rewrite = Diff      ? kfuse::RewriteOutput::Diff
+                        : InPlace ? kfuse::RewriteOutput::InPlace
+                                  : kfuse::RewriteOutput::Copies;
+    Request.RewriteDir = Given(RewriteDir);
     return kfuse::runFuse(Settings, Request, Diags, outs());
   }
   if (Check)

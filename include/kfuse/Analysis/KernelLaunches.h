@@ -158,6 +158,16 @@ struct LaunchAssumption {
   clang::SourceLocation Loc;
 };
 
+/// "file.cu:12:3": where \p Loc is written, for messages.
+std::string launchLocation(const clang::SourceManager &SM, clang::SourceLocation Loc);
+
+/// The conflict or assumption in words, for two launches the messages call
+/// \p First and \p Second: "b reads 'x', which a writes".
+std::string describe(const LaunchConflict &X, const std::string &First, const std::string &Second,
+                     const clang::SourceManager &SM);
+std::string describe(const LaunchAssumption &X, const std::string &First, const std::string &Second,
+                     const clang::SourceManager &SM);
+
 /// Two launches that follow one another on every path through one block
 /// of host code: nothing between them branches, loops, jumps or launches.
 struct LaunchPair {

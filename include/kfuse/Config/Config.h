@@ -74,6 +74,16 @@ struct LaunchSpec {
   ConfigPosition Position;
 };
 
+/// Where a kernel entry's launch is written: the launch `kfuse fuse
+/// --rewrite-launches` replaces. kfuse suggest writes it.
+struct LaunchSite {
+  std::string File;         ///< As written in the config.
+  std::string ResolvedFile; ///< File, relative to the config's directory.
+  unsigned Line = 0;
+  unsigned Column = 0; ///< 0: any launch on the line.
+  ConfigPosition Position;
+};
+
 /// One original kernel: where it is and the block it was written for.
 struct KernelSpec {
   std::string Id;           ///< Name of the entry; prefixes the kernel's renamed symbols.
@@ -87,6 +97,7 @@ struct KernelSpec {
   /// it once on the fused grid instead of looping over its blocks.
   bool AnyGrid = false;
   std::optional<LaunchSpec> Launch; ///< For kfuse tune.
+  std::optional<LaunchSite> Site;   ///< For launch rewriting.
   /// Where the launch still says FILL (suggest's placeholder): only tune
   /// needs the launch, so only tune refuses it.
   std::optional<ConfigPosition> LaunchFill;
@@ -170,6 +181,10 @@ struct FusionSpec {
   /// value; the launcher takes each group once.
   std::vector<std::vector<ParamRef>> Same;
   TuneSpec Tune;
+  /// The user promises that the host code never passes one buffer as two
+  /// of the launches' pointers where kfuse cannot see it (pointers the
+  /// launching function receives): launch rewriting then relies on it.
+  bool DistinctBuffers = false;
   ConfigPosition Position;
   ConfigPosition PartitionPosition;
 };

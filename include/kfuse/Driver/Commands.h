@@ -30,6 +30,13 @@ struct ParseSettings {
   std::vector<std::string> ExtraArgs;
 };
 
+/// Where `kfuse fuse --rewrite-launches` puts the rewritten host files.
+enum class RewriteOutput {
+  Copies,  ///< Into a directory, leaving the originals alone.
+  Diff,    ///< As a unified diff on stdout.
+  InPlace, ///< Over the originals, each kept as FILE.orig.
+};
+
 struct FuseRequest {
   std::string ConfigPath;
   std::optional<std::string> Output; ///< "-" for stdout.
@@ -43,6 +50,9 @@ struct FuseRequest {
   /// Only print, one per line, the absolute paths of the files the fused
   /// file replaces (for a build system, before anything is built).
   bool ListReplaced = false;
+  /// Also rewrite the launches each fusion replaces into launcher calls.
+  std::optional<RewriteOutput> Rewrite;
+  std::optional<std::string> RewriteDir; ///< For Copies; default: "rewritten" beside the output.
 };
 
 /// Writes the fused source of the requested fusions; nothing is written when

@@ -13,6 +13,7 @@
 
 #include "kfuse/Driver/Commands.h"
 #include "kfuse/Transforms/FusedFile.h"
+#include "kfuse/Transforms/LaunchRewriter.h"
 
 #include <optional>
 #include <string>
@@ -34,10 +35,15 @@ struct FusionInput {
   /// The header that will declare the launchers, relative to OutputDir;
   /// empty for none (the launchers are then inline).
   std::string LauncherHeader;
+  /// Also rewrite the host code's launches of each fusion into calls of
+  /// its launcher (`--rewrite-launches`).
+  std::optional<HostRewriteTarget> RewriteLaunches;
 };
 
 struct FusionOutput {
   FusedFile File;
+  /// With RewriteLaunches: each host file with its launches rewritten.
+  std::vector<RewrittenHost> Hosts;
   /// Every file read, absolute: the config, the measurements, the sources
   /// and the headers they include (what a depfile lists).
   std::vector<std::string> Read;

@@ -36,6 +36,9 @@ struct SuggestedLaunch {
   std::string Kernel; ///< Qualified, with template arguments.
   std::string File;   ///< Where the kernel is defined (absolute); empty when unknown.
   std::string Where;  ///< file:line:col of the launch.
+  /// The same with the file relative to the config: the kernel entry's
+  /// `site:`. Empty when the launch is in no file of its own (a macro's).
+  std::string Site;
   std::string Syntax; ///< "<<<>>>", "cudaLaunchKernel", ...
   std::string GridText, BlockText, SharedText, Stream;
   std::optional<std::array<uint64_t, 3>> Grid, Block; ///< Known from the source or the profile.

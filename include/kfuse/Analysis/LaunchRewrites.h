@@ -1,0 +1,57 @@
+//===- LaunchRewrites.h - may these launches become one launcher call? -*- C++ -*-===//
+//
+// `kfuse fuse --rewrite-launches` replaces the launches a horizontal fusion
+// stands for by one call of its launcher. That moves the later launches up
+// to the first one, past the host code between them, and evaluates every
+// launch's operands at that point. Legal only when the launches follow one
+// another in one block, are independent (kfuse suggest's analysis), share
+// a stream, are statements of their own outside macros, and nothing between
+// them changes what a later launch is given. Everything else is refused.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_ANALYSIS_LAUNCHREWRITES_H
+#define KFUSE_ANALYSIS_LAUNCHREWRITES_H
+
+#include "kfuse/Analysis/FusionLegality.h"
+#include "kfuse/Analysis/KernelLaunches.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+class Reporter;
+
+/// The launches of one host file that one call of a fusion's launcher
+/// replaces, proven rewritable.
+struct LaunchGroup {
+  const FusionSpec *Fusion = nullptr;
+  clang::ASTUnit *Host = nullptr;
+  /// One per member of the fusion, in its order (which is program order).
+  std::vector<KernelLaunch> Launches;
+  /// Each launch's statement, with its `;`: what the rewrite replaces.
+  std::vector<clang::CharSourceRange> Statements;
+};
+
+/// The host file whose launches fusion \p F replaces: where its kernel
+/// entries' sites are, else the file of its first kernel. Reports, at the
+/// config, sites in different files.
+std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, Reporter &Diags);
+
+/// Finds in \p Host (the host-side parse of a file; \p Rejected holds its
+/// bodies Clang rejects) the launches of \p Members, the kernels of
+/// horizontal fusion \p F, which one launcher call can replace. \p Uses
+/// says how each member's kernel uses its arguments. Reports every reason
+/// it cannot, at the launch or at the config (\p C), and returns nothing.
+std::optional<LaunchGroup> findLaunchGroup(clang::ASTUnit &Host, const RejectedCode &Rejected,
+                                           const Config &C, const FusionSpec &F,
+                                           const std::vector<FusionMember> &Members,
+                                           const std::vector<KernelUses> &Uses, Reporter &Diags);
+
+/// Reports every launch that two of \p Groups replace; true when none is.
+bool groupsDisjoint(const std::vector<LaunchGroup> &Groups, Reporter &Diags);
+
+} // namespace kfuse
+
+#endif
