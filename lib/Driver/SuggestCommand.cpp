@@ -391,16 +391,35 @@ private:
     const Config &C = *Parsed.Value;
     for (size_t K = 0; K < Index.size(); ++K) {
       std::string Messages;
-      llvm::raw_string_ostream Stream(Messages);
-      Reporter Local(Stream);
-      FusionPipeline Pipeline(C, Parser, Local);
-      Pipeline.load({&C.Fusions[K]});
-      bool Fuses = Pipeline.resolved(0) && Pipeline.fuse(0).has_value() && !Local.errorCount();
       Candidate &Target = S.Candidates[Index[K]];
       Target.Checked = true;
-      if (!Fuses)
-        Target.Refusals = errorLines(Messages);
+      if (fuses(C, K, Parser, Messages))
+        continue;
+      // Kernels that read variables the program writes fuse in the place of
+      // their files: the config then says `replace:`.
+      if (Messages.find("[kfuse-device-variable]") != std::string::npos) {
+        Config Replacing = C;
+        for (const std::string &Id : C.Fusions[K].Kernels)
+          Replacing.Replace.push_back(C.findKernel(Id)->ResolvedFile);
+        std::string Again;
+        if (fuses(Replacing, K, Parser, Again)) {
+          for (size_t M : Target.Members)
+            if (!llvm::is_contained(Target.Replace, S.Launches[M].File))
+              Target.Replace.push_back(S.Launches[M].File);
+          continue;
+        }
+      }
+      Target.Refusals = errorLines(Messages);
     }
+  }
+
+  /// Whether kfuse fuses fusion \p K of \p C; its messages when not.
+  bool fuses(const Config &C, size_t K, SourceParser &Parser, std::string &Messages) {
+    llvm::raw_string_ostream Stream(Messages);
+    Reporter Local(Stream);
+    FusionPipeline Pipeline(C, Parser, Local);
+    Pipeline.load({&C.Fusions[K]});
+    return Pipeline.resolved(0) && Pipeline.fuse(0).has_value() && !Local.errorCount();
   }
 
   /// "file:line:col: error: message [id]" lines, from "error: " on.

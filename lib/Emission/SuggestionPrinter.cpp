@@ -144,7 +144,7 @@ private:
     table({"rank", "fusion", "launches", "verdict", "estimate", "overlap", "limits"}, Rows);
     for (size_t I = 0; I < S.Candidates.size(); ++I) {
       const Candidate &C = S.Candidates[I];
-      if (C.Conflicts.empty() && C.Refusals.empty() && C.Assumptions.empty())
+      if (C.Conflicts.empty() && C.Refusals.empty() && C.Assumptions.empty() && C.Replace.empty())
         continue;
       OS << (Markdown ? "- **" : "  ") << I + 1 << ". " << C.Name << (Markdown ? "**" : "")
          << ":\n";
@@ -157,6 +157,9 @@ private:
         Item("kfuse check: ", Why);
       for (const std::string &What : C.Assumptions)
         Item("assumed: ", What);
+      for (const std::string &File : C.Replace)
+        Item("replace: ", File + ": its kernels read variables the program writes, so the fused "
+                                 "file is compiled in its place");
     }
     if (S.Profiled)
       OS << (Markdown ? "\n" : "") << "estimate: (T1 + T2) / max(T1, T2, memory work, compute work)"
@@ -189,8 +192,21 @@ public:
     for (size_t I : Used)
       kernel(S.Launches[I]);
     Out += "fusions:\n";
-    for (const Candidate *C : Chosen)
+    std::vector<std::string> Replace;
+    for (const Candidate *C : Chosen) {
       fusion(*C);
+      for (const std::string &F : C->Replace)
+        if (std::find(Replace.begin(), Replace.end(), F) == Replace.end())
+          Replace.push_back(F);
+    }
+    if (!Replace.empty()) {
+      Out += "# The program writes __device__/__constant__ variables these kernels read: the\n"
+             "# fused file is compiled in place of these files, so it reads the same ones.\n"
+             "replace: [";
+      for (size_t I = 0; I < Replace.size(); ++I)
+        Out += (I ? ", " : "") + Replace[I];
+      Out += "]\n";
+    }
     return Out;
   }
 
@@ -245,7 +261,8 @@ private:
       line(6, std::string("args: ") + FillMarker, "an argument array kfuse cannot read");
       return;
     }
-    line(6, "args:", "");
+    // A kernel without parameters: an empty list, which YAML needs spelled.
+    line(6, L.Args.empty() ? "args: []" : "args:", "");
     for (const SuggestedArg &A : L.Args)
       arg(A);
   }

@@ -60,7 +60,11 @@ struct Candidate {
   /// kfuse check's errors fusing them (first line of each); empty when it
   /// fuses them.
   std::vector<std::string> Refusals;
-  bool Checked = false;           ///< kfuse check ran on it.
+  bool Checked = false; ///< kfuse check ran on it.
+  /// The kernel files the config must list under `replace:` for kfuse to
+  /// fuse them (their kernels read variables the program writes), as the
+  /// config names them.
+  std::vector<std::string> Replace;
   std::optional<PairBound> Bound; ///< With a profile of every member.
 
   bool independent() const { return Conflicts.empty(); }
