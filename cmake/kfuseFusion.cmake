@@ -1,5 +1,5 @@
 # kfuse_add_fusion(TARGET <target> CONFIG <config.yaml> [FUSION <name>]
-#                  [TUNING <results.json>] [OUTPUT_NAME <name>])
+#                  [TUNING <results.json>] [OUTPUT_NAME <name>] [REWRITE_LAUNCHES])
 #
 # Adds a build step that runs `kfuse fuse` on CONFIG (only fusion FUSION when
 # given; with TUNING, laid out as kfuse tune's measurements chose) and adds
@@ -19,6 +19,13 @@
 # kfuse for them when CMake configures, and configures again when the config
 # changes.
 #
+# With REWRITE_LAUNCHES, the step also rewrites the host code that launches
+# the kernels (`kfuse fuse --rewrite-launches`): each host file the config's
+# sites name is taken out of TARGET's sources and its rewritten copy, which
+# calls the fused launchers, is compiled instead (a file under `replace:`
+# only through the fused file). kfuse reads the originals, never the copies,
+# so nothing it parses includes the header it writes.
+#
 # kfuse parses the kernels with TARGET's own compile commands: the function
 # turns on EXPORT_COMPILE_COMMANDS for TARGET and passes the build
 # directory's compile_commands.json (Makefile and Ninja generators). Files
@@ -28,27 +35,33 @@ if(CMAKE_VERSION VERSION_LESS 3.20)
                       "EXPORT_COMPILE_COMMANDS on a target); this is ${CMAKE_VERSION}")
 endif()
 
-# Takes the files CONFIG replaces out of TARGET's sources.
-function(_kfuse_remove_replaced target config fusion)
+# Sets <out> to the files `kfuse fuse CONFIG <option>` lists (--list-replaced
+# or --list-rewritten), asked when CMake configures.
+function(_kfuse_list out option config fusion)
   get_target_property(kfuse_exe kfuse::kfuse LOCATION)
-  set(query "${kfuse_exe}" fuse "${config}" --list-replaced)
+  set(query "${kfuse_exe}" fuse "${config}" ${option})
   if(fusion)
     list(APPEND query --fusion "${fusion}")
   endif()
-  execute_process(COMMAND ${query} OUTPUT_VARIABLE replaced ERROR_VARIABLE error
+  execute_process(COMMAND ${query} OUTPUT_VARIABLE listed ERROR_VARIABLE error
                   RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "kfuse_add_fusion: kfuse cannot read ${config}:\n${error}")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${config}")
-  string(STRIP "${replaced}" replaced)
-  if(replaced STREQUAL "")
+  string(STRIP "${listed}" listed)
+  string(REPLACE "\n" ";" listed "${listed}")
+  set(${out} "${listed}" PARENT_SCOPE)
+endfunction()
+
+# Takes <files> (absolute) out of TARGET's sources; each must be one.
+function(_kfuse_remove_sources target config files)
+  if(NOT files)
     return()
   endif()
-  string(REPLACE "\n" ";" replaced "${replaced}")
   get_target_property(sources "${target}" SOURCES)
   get_target_property(source_dir "${target}" SOURCE_DIR)
-  foreach(file IN LISTS replaced)
+  foreach(file IN LISTS files)
     set(found FALSE)
     foreach(source IN LISTS sources)
       get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${source_dir}")
@@ -58,15 +71,16 @@ function(_kfuse_remove_replaced target config fusion)
       endif()
     endforeach()
     if(NOT found)
-      message(FATAL_ERROR "kfuse_add_fusion: ${config} replaces ${file}, which is not a source "
-                          "of ${target}")
+      message(FATAL_ERROR "kfuse_add_fusion: ${config} replaces or rewrites ${file}, which is not "
+                          "a source of ${target}")
     endif()
   endforeach()
   set_property(TARGET "${target}" PROPERTY SOURCES ${sources})
 endfunction()
 
 function(kfuse_add_fusion)
-  cmake_parse_arguments(PARSE_ARGV 0 KFUSE "" "TARGET;CONFIG;FUSION;TUNING;OUTPUT_NAME" "")
+  cmake_parse_arguments(PARSE_ARGV 0 KFUSE "REWRITE_LAUNCHES" "TARGET;CONFIG;FUSION;TUNING;OUTPUT_NAME"
+                        "")
   if(KFUSE_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "kfuse_add_fusion: unknown arguments: ${KFUSE_UNPARSED_ARGUMENTS}")
   endif()
@@ -108,11 +122,30 @@ function(kfuse_add_fusion)
     list(APPEND args "--cuda-path=${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}")
   endif()
 
-  _kfuse_remove_replaced("${KFUSE_TARGET}" "${config}" "${KFUSE_FUSION}")
+  _kfuse_list(replaced --list-replaced "${config}" "${KFUSE_FUSION}")
+  _kfuse_remove_sources("${KFUSE_TARGET}" "${config}" "${replaced}")
+  set(copies "")
+  if(KFUSE_REWRITE_LAUNCHES)
+    _kfuse_list(rewritten --list-rewritten "${config}" "${KFUSE_FUSION}")
+    if(replaced)
+      list(REMOVE_ITEM rewritten ${replaced})
+    endif()
+    _kfuse_remove_sources("${KFUSE_TARGET}" "${config}" "${rewritten}")
+    list(APPEND args --rewrite-launches --rewrite-dir "${dir}/rewritten")
+    # Replaced files' copies are compiled only through the fused file.
+    _kfuse_list(all_rewritten --list-rewritten "${config}" "${KFUSE_FUSION}")
+    foreach(file IN LISTS all_rewritten)
+      get_filename_component(base "${file}" NAME)
+      list(APPEND copies "${dir}/rewritten/${base}")
+      if(file IN_LIST rewritten)
+        target_sources("${KFUSE_TARGET}" PRIVATE "${dir}/rewritten/${base}")
+      endif()
+    endforeach()
+  endif()
 
   file(MAKE_DIRECTORY "${dir}")
   add_custom_command(
-    OUTPUT "${source}" "${header}"
+    OUTPUT "${source}" "${header}" ${copies}
     COMMAND kfuse::kfuse ${args}
     DEPENDS ${depends}
     DEPFILE "${depfile}"

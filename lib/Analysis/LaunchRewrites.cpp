@@ -22,9 +22,7 @@ using diag::ID;
 namespace {
 
 /// Where a kernel entry says its launch is, or its file when it does not.
-std::string siteFile(const KernelSpec &K) {
-  return K.Site ? K.Site->ResolvedFile : K.ResolvedFile;
-}
+std::string siteFile(const KernelSpec &K) { return K.Site ? K.Site->ResolvedFile : K.ResolvedFile; }
 
 /// "a.cu:12", "a.cu:12:5" or "a.cu", as the config spells it.
 std::string siteText(const KernelSpec &K) {
@@ -51,8 +49,7 @@ std::vector<std::string> sharedNames(const Expr *E) {
     bool VisitDeclRefExpr(DeclRefExpr *R) {
       const auto *V = dyn_cast<VarDecl>(R->getDecl());
       if (V && (!V->hasLocalStorage() || V->getType()->isReferenceType()) &&
-          !(V->getType().isConstQualified() && V->hasConstantInitialization()) &&
-          !V->isConstexpr())
+          !(V->getType().isConstQualified() && V->hasConstantInitialization()) && !V->isConstexpr())
         Found.push_back(V->getNameAsString());
       return true;
     }
@@ -171,8 +168,8 @@ private:
       PresumedLoc P = SM.getPresumedLoc(Launches[I].Loc);
       All.push_back(I);
       Lines.push_back(P.getLine());
-      if (!K.Site || (P.getLine() == K.Site->Line &&
-                      (K.Site->Column == 0 || P.getColumn() == K.Site->Column)))
+      if (!K.Site ||
+          (P.getLine() == K.Site->Line && (K.Site->Column == 0 || P.getColumn() == K.Site->Column)))
         AtSite.push_back(I);
     }
     ConfigPosition At = K.Site ? K.Site->Position : K.Position;
@@ -186,9 +183,9 @@ private:
       std::vector<unsigned> Ambiguous;
       for (size_t I : AtSite)
         Ambiguous.push_back(SM.getPresumedLoc(Launches[I].Loc).getLine());
-      reportAtConfig(ID::RewriteAmbiguous, At,
-                     {std::to_string(AtSite.size()), name(M), siteText(K), joined(Ambiguous),
-                      F.Name});
+      reportAtConfig(
+          ID::RewriteAmbiguous, At,
+          {std::to_string(AtSite.size()), name(M), siteText(K), joined(Ambiguous), F.Name});
       return std::nullopt;
     }
     return AtSite.front();

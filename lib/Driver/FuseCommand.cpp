@@ -106,8 +106,8 @@ public:
       : Settings(Settings), Request(Request), Diags(Diags) {}
 
   int run(llvm::raw_ostream &Out) {
-    if (Request.ListReplaced)
-      return listReplaced(Out);
+    if (Request.ListReplaced || Request.ListRewritten)
+      return listFiles(Out);
     std::string OutputPath = outputPath();
     if (Request.Depfile && OutputPath == "-") {
       Diags.report(ID::DepfileNeedsOutput);
@@ -212,14 +212,34 @@ private:
     return true;
   }
 
-  int listReplaced(llvm::raw_ostream &Out) {
+  int listFiles(llvm::raw_ostream &Out) {
     std::optional<Config> C = readConfigFile(Request.ConfigPath, Diags);
     if (!C)
       return 1;
     std::vector<const FusionSpec *> Fusions = selectFusions(*C, Request.Fusion, Diags);
     if (Fusions.empty())
       return 1;
-    return replacedFiles(*C, Fusions, Out);
+    if (Request.ListReplaced)
+      return replacedFiles(*C, Fusions, Out);
+    return rewrittenFiles(*C, Fusions, Out);
+  }
+
+  /// The host files --rewrite-launches rewrites for the selected fusions,
+  /// absolute.
+  int rewrittenFiles(const Config &C, const std::vector<const FusionSpec *> &Fusions,
+                     llvm::raw_ostream &Out) {
+    std::vector<std::string> Files;
+    for (const FusionSpec *F : Fusions) {
+      std::optional<std::string> Host = hostFileOf(C, *F, Diags);
+      if (!Host)
+        return 1;
+      std::string Path = absolutePath(*Host);
+      if (!llvm::is_contained(Files, Path))
+        Files.push_back(Path);
+    }
+    for (const std::string &F : Files)
+      Out << F << "\n";
+    return 0;
   }
 
   /// The header's text, or empty after reporting a parameter type it cannot

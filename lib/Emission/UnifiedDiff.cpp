@@ -61,8 +61,8 @@ std::vector<Op> editScript(const std::vector<llvm::StringRef> &A,
   for (long D = Found; D > 0; --D) {
     const std::vector<long> &Prev = Trace[D];
     long K = X - Y;
-    long PrevK = (K == -D || (K != D && Prev[Offset + K - 1] < Prev[Offset + K + 1])) ? K + 1
-                                                                                     : K - 1;
+    long PrevK =
+        (K == -D || (K != D && Prev[Offset + K - 1] < Prev[Offset + K + 1])) ? K + 1 : K - 1;
     long PrevX = Prev[Offset + PrevK], PrevY = PrevX - PrevK;
     while (X > PrevX && Y > PrevY) {
       Script.push_back(Op::Keep);

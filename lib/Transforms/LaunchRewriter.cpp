@@ -197,8 +197,8 @@ private:
         std::error_code Ec;
         if (!fs::path(M[2].str()).is_absolute() && fs::is_regular_file(Beside, Ec)) {
           unsigned At = static_cast<unsigned>(Offset + M[1].length());
-          Edits.push_back({At, static_cast<unsigned>(M[2].length()),
-                           relativeTo(Beside.generic_string(), Dir)});
+          Edits.push_back(
+              {At, static_cast<unsigned>(M[2].length()), relativeTo(Beside.generic_string(), Dir)});
         }
       }
       Offset = End + 1;

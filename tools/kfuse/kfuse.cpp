@@ -72,6 +72,10 @@ cl::opt<bool> ListReplaced("list-replaced",
                            cl::desc("Only print the files the fused file is compiled in place of "
                                     "('replace:' in the config), one per line"),
                            cl::sub(Fuse), cl::cat(Category));
+cl::opt<bool> ListRewritten("list-rewritten",
+                            cl::desc("Only print the host files --rewrite-launches rewrites, one "
+                                     "per line"),
+                            cl::sub(Fuse), cl::cat(Category));
 cl::opt<bool> RewriteLaunches("rewrite-launches",
                               cl::desc("Also rewrite the host code: each fusion's launches become "
                                        "one call of its launcher (needs --header)"),
@@ -220,6 +224,7 @@ int main(int argc, const char **argv) {
     Request.Depfile = Given(Depfile);
     Request.Tuning = Given(Tuning);
     Request.ListReplaced = ListReplaced;
+    Request.ListRewritten = ListRewritten;
     bool RewriteOption = !RewriteDir.empty() || Diff || InPlace;
     if (RewriteOption && !RewriteLaunches) {
       errs() << "kfuse: --rewrite-dir, --diff and -i go with --rewrite-launches\n";

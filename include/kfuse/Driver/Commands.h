@@ -50,6 +50,9 @@ struct FuseRequest {
   /// Only print, one per line, the absolute paths of the files the fused
   /// file replaces (for a build system, before anything is built).
   bool ListReplaced = false;
+  /// Only print the absolute paths of the host files --rewrite-launches
+  /// rewrites.
+  bool ListRewritten = false;
   /// Also rewrite the launches each fusion replaces into launcher calls.
   std::optional<RewriteOutput> Rewrite;
   std::optional<std::string> RewriteDir; ///< For Copies; default: "rewritten" beside the output.
