@@ -169,6 +169,9 @@ public:
     return E;
   }
 
+  /// What constructing \p C's object does, and destroying it later.
+  CalleeEffect lifetimeEffect(const CXXConstructExpr &C);
+
 private:
   const RejectedCode &Rejected;
   std::map<const FunctionDecl *, CalleeEffect> Memo;
@@ -235,6 +238,18 @@ public:
     Effect.ReadsBuiltins |= asmReadsBuiltins(*Asm);
     return true;
   }
+  /// A constructor runs its member initializers and body, and the object's
+  /// destructor runs later: both are calls too.
+  bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+    merge(Finder.lifetimeEffect(*C));
+    return true;
+  }
+  bool VisitCXXDeleteExpr(CXXDeleteExpr *D) {
+    if (const CXXRecordDecl *R = D->getDestroyedType()->getAsCXXRecordDecl())
+      if (const CXXDestructorDecl *Dtor = R->getDestructor(); Dtor && !Dtor->isTrivial())
+        merge(Finder.effectOf(Dtor));
+    return true;
+  }
   bool VisitStmt(Stmt *S) {
     if (!Effect.SpinWait)
       Effect.SpinWait = pollingRead(loopCondition(S));
@@ -251,6 +266,10 @@ private:
       Effect.DynamicShared = V;
   }
 
+public:
+  void mergeEffect(const CalleeEffect &E) { merge(E); }
+
+private:
   void merge(const CalleeEffect &E) {
     Effect.ReadsBuiltins |= E.ReadsBuiltins;
     Effect.Synchronizes |= E.Synchronizes;
@@ -271,12 +290,44 @@ private:
   }
 };
 
+CalleeEffect EffectFinder::lifetimeEffect(const CXXConstructExpr &C) {
+  CalleeEffect E;
+  BodyEffectVisitor Merger(*this, E);
+  const CXXConstructorDecl *Ctor = C.getConstructor();
+  if (!Ctor->isTrivial())
+    Merger.mergeEffect(effectOf(Ctor));
+  if (const CXXDestructorDecl *Dtor = Ctor->getParent()->getDestructor();
+      Dtor && !Dtor->isTrivial())
+    Merger.mergeEffect(effectOf(Dtor));
+  return E;
+}
+
 CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
   CalleeEffect E;
   if (F->getBuiltinID() != 0)
     return E;
   const SourceManager &SM = F->getASTContext().getSourceManager();
   E.InSystemHeader = SM.isInSystemHeader(F->getLocation());
+  // A constructor's member initializers run before its body, and a defaulted
+  // special member (no body of its own) runs only those of its members.
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(F)) {
+    BodyEffectVisitor Visitor(*this, E);
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->getInit())
+        Visitor.TraverseStmt(Init->getInit());
+    if (Ctor->isDefaulted() && !Ctor->getBody())
+      return E;
+  }
+  if (const auto *Dtor = dyn_cast<CXXDestructorDecl>(F)) {
+    BodyEffectVisitor Visitor(*this, E);
+    for (const FieldDecl *Field : Dtor->getParent()->fields())
+      if (const CXXRecordDecl *R =
+              Field->getType()->getBaseElementTypeUnsafe()->getAsCXXRecordDecl())
+        if (const CXXDestructorDecl *Member = R->getDestructor(); Member && !Member->isTrivial())
+          Visitor.mergeEffect(effectOf(Member));
+    if (Dtor->isDefaulted() && !Dtor->getBody())
+      return E;
+  }
   const FunctionDecl *Definition = F->getDefinition();
   if (!Definition) {
     // Functions the toolkit declares without a body (libdevice, the runtime)
@@ -430,6 +481,16 @@ public:
     CallSite Site{Call, Callee, Effect};
     placeCall(Site);
     Model.Calls.push_back(Site);
+    return true;
+  }
+
+  /// Constructions kfuse does not inline: each is kept when its constructor
+  /// or the destructor that runs later does something.
+  bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+    CalleeEffect Effect = Effects.lifetimeEffect(*C);
+    if (Effect.touchesBlock() || Effect.Unknown || Effect.GroupCall || Effect.Rejected ||
+        Effect.WarpSync)
+      Model.SpecialCalls.push_back({C, C->getBeginLoc(), C->getConstructor(), Effect});
     return true;
   }
 

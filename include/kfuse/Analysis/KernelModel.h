@@ -14,6 +14,7 @@
 #include "kfuse/Frontend/RejectedCode.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceLocation.h"
@@ -116,6 +117,16 @@ struct CallSite {
   const char *NotHoistable = "";
 };
 
+/// An object's construction or destruction: a call kfuse does not inline,
+/// whose effect (the constructor's member initializers and body, or the
+/// destructor's body) must then leave the block alone.
+struct SpecialCall {
+  const clang::Expr *At; ///< The construction, or the declaration's initializer.
+  clang::SourceLocation Loc;
+  const clang::CXXMethodDecl *Callee; ///< A constructor or a destructor.
+  CalleeEffect Effect;
+};
+
 /// Barriers of the function's own inline PTX.
 struct AsmBarrier {
   const clang::GCCAsmStmt *Stmt;
@@ -166,6 +177,9 @@ struct KernelModel {
   std::vector<Return> Returns;
   std::vector<SharedVariable> Shared;
   std::vector<CallSite> Calls;
+  /// Constructors and destructors the body runs (implicitly, too) that do
+  /// something: kfuse inlines neither.
+  std::vector<SpecialCall> SpecialCalls;
   std::vector<AsmBarrier> AsmBarriers;
   /// Calls to cooperative groups' grid-wide synchronization.
   std::vector<const clang::CallExpr *> GridSyncs;
