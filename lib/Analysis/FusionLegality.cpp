@@ -156,6 +156,7 @@ private:
     if (Diags.errorCount() != Before)
       noteInlinedFrom();
     checkCalls(Model);
+    checkSpecialCalls(Model);
     Stack.pop_back();
   }
 
@@ -176,6 +177,8 @@ private:
       return "synchronizes the threads";
     if (E.ReadsBuiltins)
       return "reads threadIdx, blockDim, blockIdx or gridDim";
+    if (E.WarpSync && !E.UsesShared)
+      return "synchronizes a warp";
     return "uses shared memory";
   }
 
@@ -206,6 +209,31 @@ private:
              llvm::cast<clang::NamedDecl>(Type->getDeclContext())->getNameAsString() +
              "' without qualification, which the body cannot name outside its class";
     return std::nullopt;
+  }
+
+  /// kfuse does not inline constructors and destructors: one that must be
+  /// (it reads thread indices, synchronizes or uses shared memory) stops the
+  /// fusion, as an unknown one does.
+  void checkSpecialCalls(const KernelModel &Model) {
+    for (const SpecialCall &C : Model.SpecialCalls) {
+      std::string Callee = C.Callee->getQualifiedNameAsString();
+      if (C.Effect.Rejected) {
+        reportRejected(*C.Effect.RejectedFunction, *C.Effect.Rejected);
+        report(C.Loc, ID::NoteCalledFrom) << Callee;
+      } else if (C.Effect.GroupCall && !C.Effect.touchesBlock()) {
+        reportGroupCall(*C.Effect.GroupCall, C.Effect.Group);
+        report(C.Loc, ID::NoteCalledFrom) << Callee;
+      } else if (C.Effect.touchesBlock() || C.Effect.WarpSync) {
+        report(C.Loc, ID::CallNotInlinable)
+            << Callee << touches(C.Effect)
+            << "it constructs an object (its constructor, member initializers or destructor "
+               "do this), and kfuse inlines function calls only";
+        noteInlinedFrom();
+      } else if (C.Effect.Unknown) {
+        report(C.Loc, ID::CallWithoutBody) << Callee;
+        noteInlinedFrom();
+      }
+    }
   }
 
   void checkCalls(const KernelModel &Model) {
@@ -283,6 +311,36 @@ void checkSharedAcrossMembers(const std::vector<FusionMember> &Members, Reporter
             << It->second->Model.Name << M.Model.Name << S.Var->getName();
     }
   }
+}
+
+/// Static shared memory of \p Model and of the helpers inlined into it,
+/// each variable once.
+void staticShared(const KernelModel &Model, FunctionModels &Helpers,
+                  std::set<const clang::VarDecl *> &Seen, uint64_t &Bytes, unsigned Depth = 0) {
+  for (const SharedVariable &S : Model.Shared)
+    if (!S.Dynamic && Seen.insert(S.Var).second)
+      Bytes += S.Bytes;
+  if (Depth > 16)
+    return;
+  for (const CallSite &C : Model.Calls)
+    if (C.Callee && C.Effect.UsesShared && C.Callee->getDefinition())
+      staticShared(Helpers.of(*C.Callee), Helpers, Seen, Bytes, Depth + 1);
+}
+
+/// The fused kernel declares every member's static shared memory: past
+/// 48 KiB ptxas rejects it.
+void checkStaticShared(const std::vector<FusionMember> &Members, Reporter &Diags) {
+  uint64_t Bytes = 0;
+  std::string Kernels;
+  for (const FusionMember &M : Members) {
+    std::set<const clang::VarDecl *> Seen;
+    staticShared(M.Model, *M.Helpers, Seen, Bytes);
+    Kernels += (Kernels.empty() ? "'" : ", '") + M.Model.Name + "'";
+  }
+  if (Bytes > 48 * 1024)
+    Diags.report(Members.back().Model.Decl->getLocation(), Members.back().Unit->getSourceManager(),
+                 ID::StaticSharedTooLarge)
+        << Kernels << std::to_string(Bytes);
 }
 
 } // namespace
@@ -439,6 +497,7 @@ bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &D
   for (const FusionMember &M : Members)
     MemberChecker(M, Diags).run();
   checkSharedAcrossMembers(Members, Diags);
+  checkStaticShared(Members, Diags);
   // Memory an unseen call reaches is unknown; the call's own refusal says more.
   if (Diags.errorCount() == Before)
     checkMemoryOrder(Members, Diags);
