@@ -70,7 +70,8 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/kfuseConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/kfuseConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/kfuseFusion.cmake
         DESTINATION ${KFUSE_PACKAGE_DIR} COMPONENT dist EXCLUDE_FROM_ALL)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/reference.md
+              DESTINATION ${CMAKE_INSTALL_DOCDIR}
         COMPONENT dist EXCLUDE_FROM_ALL)
 # The licences of what is linked in, as Debian ships them.
 foreach(package libclang-19-dev llvm-19-dev libyaml-cpp-dev zlib1g libzstd-dev)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing as routine, bounded in time (README: "Sanitizers and fuzzing").
+# Fuzzing as routine, bounded in time (docs/reference.md: "Sanitizers and fuzzing").
 #   1. The config reader under libFuzzer, built with AddressSanitizer and
 #      UndefinedBehaviorSanitizer, seeded with every config of the tests and
 #      configs/; fuzz/ConfigFuzzer.cpp aborts on any broken promise.

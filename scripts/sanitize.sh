@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kfuse under AddressSanitizer and UndefinedBehaviorSanitizer (README:
+# kfuse under AddressSanitizer and UndefinedBehaviorSanitizer (docs/reference.md:
 # "Sanitizers and fuzzing"): builds build-sanitize/ with KFUSE_SANITIZE=ON,
 # runs the unit tests and the whole lit suite against that binary, then the
 # mutation driver on it. Any sanitizer report fails the test that printed it

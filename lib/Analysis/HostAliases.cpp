@@ -256,6 +256,22 @@ std::string HostAliases::pathOf(const Expr *E) const {
 
 BufferRoots HostAliases::rootsOf(const Expr *E) { return rootsOf(E, "", 0); }
 
+/// Whether the path \p E names goes through `->` or `*` from a pointer the
+/// function holds itself (not one it receives, whose pointee its callers
+/// keep).
+static bool pointsThroughLocal(const Expr *E) {
+  while (const auto *M = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts())) {
+    if (M->isArrow()) {
+      const auto *R = dyn_cast<DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+      const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+      if (!V || (V->hasLocalStorage() && !isa<ParmVarDecl>(V)))
+        return true;
+    }
+    E = M->getBase();
+  }
+  return false;
+}
+
 BufferRoots HostAliases::rootsOf(const Expr *E, const std::string &Target, unsigned Depth) {
   BufferRoots R;
   auto Unfollowed = [&](const Expr *At) {
@@ -306,8 +322,15 @@ BufferRoots HostAliases::rootsOf(const Expr *E, const std::string &Target, unsig
     R.Names.insert(Target.empty() ? "the new at " + text(N) : Target);
     return R;
   }
+  // A pointer made from an integer (a cast, a union) may be any buffer.
+  if (!S->getType()->isPointerType() && !S->getType()->isArrayType())
+    return Unfollowed(S);
   std::string P = pathOf(S);
   if (P.empty())
+    return Unfollowed(S);
+  // An object a local pointer points to may be anything kfuse did not see
+  // written: a new-expression's, another variable's (`h = &holder`).
+  if (pointsThroughLocal(S))
     return Unfollowed(S);
   // An array is its own storage; a pointer holds what it was given.
   if (S->getType()->isArrayType()) {

@@ -7,9 +7,14 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Path.h"
+
+#include <filesystem>
 
 #include <map>
 #include <set>
@@ -22,7 +27,15 @@ using diag::ID;
 namespace {
 
 /// Where a kernel entry says its launch is, or its file when it does not.
-std::string siteFile(const KernelSpec &K) { return K.Site ? K.Site->ResolvedFile : K.ResolvedFile; }
+std::string siteFile(const KernelSpec &K) {
+  std::filesystem::path File = K.Site ? K.Site->ResolvedFile : K.ResolvedFile;
+  return std::filesystem::absolute(File).lexically_normal().string();
+}
+
+bool isHeader(llvm::StringRef File) {
+  return llvm::is_contained({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc"},
+                            llvm::sys::path::extension(File).lower());
+}
 
 /// "a.cu:12", "a.cu:12:5" or "a.cu", as the config spells it.
 std::string siteText(const KernelSpec &K) {
@@ -41,46 +54,169 @@ std::string joined(const std::vector<unsigned> &Lines) {
   return Out;
 }
 
-/// Variables and members whose value code elsewhere may change while the
-/// launching function runs: globals, statics, references and members.
-std::vector<std::string> sharedNames(const Expr *E) {
+/// Calls between launches that change no program state a launch is given:
+/// error queries, printing, waiting, exiting.
+bool inertCall(llvm::StringRef Name) {
+  return llvm::is_contained({"cudaGetLastError",
+                             "cudaPeekAtLastError",
+                             "cudaGetErrorString",
+                             "cudaGetErrorName",
+                             "cudaDeviceSynchronize",
+                             "cudaStreamSynchronize",
+                             "cudaEventRecord",
+                             "cudaEventSynchronize",
+                             "cudaEventElapsedTime",
+                             "cudaEventQuery",
+                             "cudaStreamQuery",
+                             "printf",
+                             "fprintf",
+                             "puts",
+                             "fputs",
+                             "putchar",
+                             "fflush",
+                             "exit",
+                             "abort",
+                             "__assert_fail"},
+                            Name);
+}
+
+/// The variables \p E names, and whether it reads memory through a pointer.
+struct Named {
+  std::set<const VarDecl *> Variables;
+  std::vector<std::string> Members; ///< Reached through `this`.
+  bool Indirect = false;
+};
+
+Named namedBy(const Expr *E) {
   struct Finder : RecursiveASTVisitor<Finder> {
-    std::vector<std::string> Found;
+    Named Out;
     bool VisitDeclRefExpr(DeclRefExpr *R) {
-      const auto *V = dyn_cast<VarDecl>(R->getDecl());
-      if (V && (!V->hasLocalStorage() || V->getType()->isReferenceType()) &&
-          !(V->getType().isConstQualified() && V->hasConstantInitialization()) && !V->isConstexpr())
-        Found.push_back(V->getNameAsString());
+      if (const auto *V = dyn_cast<VarDecl>(R->getDecl()))
+        Out.Variables.insert(V);
       return true;
     }
     bool VisitMemberExpr(MemberExpr *M) {
       if (isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
-        Found.push_back(M->getMemberDecl()->getNameAsString());
+        Out.Members.push_back(M->getMemberDecl()->getNameAsString());
+      Out.Indirect |= M->isArrow();
+      return true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      Out.Indirect |= U->getOpcode() == UO_Deref;
+      return true;
+    }
+    bool VisitArraySubscriptExpr(ArraySubscriptExpr *A) {
+      Out.Indirect |= A->getBase()->IgnoreParenImpCasts()->getType()->isPointerType();
       return true;
     }
   } F;
   F.TraverseStmt(const_cast<Expr *>(E));
+  return F.Out;
+}
+
+/// A local whose value only its own name reads and writes: no address
+/// taken, no reference bound to it, no member called on it. Others may
+/// change through any write or call.
+bool privateLocal(const VarDecl &V, const Stmt &Body) {
+  if (!V.hasLocalStorage() || V.getType()->isReferenceType() || V.getType()->isArrayType())
+    return false;
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl &V;
+    ParentMap Parents;
+    bool Escapes = false;
+    Finder(const VarDecl &V, const Stmt &Body) : V(V), Parents(const_cast<Stmt *>(&Body)) {}
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      if (R->getDecl() != &V)
+        return true;
+      const Stmt *P = Parents.getParent(R);
+      while (P && isa<ParenExpr>(P))
+        P = Parents.getParent(P);
+      const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
+      const auto *B = dyn_cast_or_null<BinaryOperator>(P);
+      const auto *U = dyn_cast_or_null<UnaryOperator>(P);
+      bool Plain = (Cast && Cast->getCastKind() == CK_LValueToRValue) ||
+                   (B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == R) ||
+                   (U && U->isIncrementDecrementOp()) ||
+                   (U && U->getOpcode() == UO_AddrOf && allocatedThrough(U));
+      Escapes |= !Plain;
+      return !Escapes;
+    }
+    /// `cudaMalloc(&p, ...)`: the runtime stores the new buffer, and keeps
+    /// no address of p.
+    bool allocatedThrough(const UnaryOperator *U) {
+      const Stmt *P = Parents.getParent(U);
+      while (P && isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXReinterpretCastExpr,
+                      CXXStaticCastExpr>(P))
+        P = Parents.getParent(P);
+      const auto *C = dyn_cast_or_null<CallExpr>(P);
+      const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+      return F && F->getIdentifier() &&
+             llvm::is_contained({"cudaMalloc", "cudaMallocManaged", "cudaMallocHost",
+                                 "cudaHostAlloc", "cudaMallocAsync", "cudaMallocPitch",
+                                 "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaEventCreate",
+                                 "cudaEventCreateWithFlags"},
+                                F->getName());
+    }
+  } F(V, Body);
+  F.TraverseStmt(const_cast<Stmt *>(&Body));
+  return !F.Escapes;
+}
+
+/// What in \p S may write memory that is not a private local's own name: a
+/// store through a pointer, reference or member, or a call other than the
+/// inert ones. Empty when nothing.
+std::string indirectWrite(const Stmt *S) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::string Found;
+    bool direct(const Expr *E) {
+      const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+      const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+      return V && V->hasLocalStorage() && !V->getType()->isReferenceType();
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      if (B->isAssignmentOp() && !direct(B->getLHS()))
+        Found = "a store through a pointer, a reference or a member";
+      return Found.empty();
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->isIncrementDecrementOp() && !direct(U->getSubExpr()))
+        Found = "a store through a pointer, a reference or a member";
+      return Found.empty();
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      const FunctionDecl *F = C->getDirectCallee();
+      if (!F || !F->getIdentifier() || !inertCall(F->getName()))
+        Found = F ? "the call of '" + F->getNameAsString() + "'" : "a call through a pointer";
+      return Found.empty();
+    }
+    bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+      if (!C->getConstructor()->isTrivial() && !C->getConstructor()->isConstexpr())
+        Found = "a constructor of '" + C->getConstructor()->getParent()->getNameAsString() + "'";
+      return Found.empty();
+    }
+  } F;
+  F.TraverseStmt(const_cast<Stmt *>(S));
   return F.Found;
 }
 
-/// The first call in \p S to a function of the program (or through a
-/// pointer), which may change what sharedNames() finds.
-std::string programCall(const Stmt *S, const SourceManager &SM) {
+/// Whether \p F, or what it calls (to a depth), may throw.
+bool mayThrow(const FunctionDecl *F, unsigned Depth) {
+  const FunctionDecl *Def = nullptr;
+  if (!F || !F->hasBody(Def) || !Def)
+    return false; // The toolkit's and the C library's functions do not throw.
   struct Finder : RecursiveASTVisitor<Finder> {
-    const SourceManager &SM;
-    std::string Found;
-    explicit Finder(const SourceManager &SM) : SM(SM) {}
+    unsigned Depth;
+    bool Throws = false;
+    bool VisitCXXThrowExpr(CXXThrowExpr *) { return !(Throws = true); }
     bool VisitCallExpr(CallExpr *C) {
-      const FunctionDecl *F = C->getDirectCallee();
-      if (!F)
-        Found = "a call through a pointer";
-      else if (!SM.isInSystemHeader(F->getLocation()) && !F->getBuiltinID())
-        Found = "'" + F->getNameAsString() + "'";
-      return Found.empty();
+      if (Depth > 0 && mayThrow(C->getDirectCallee(), Depth - 1))
+        Throws = true;
+      return !Throws;
     }
-  } F(SM);
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
+  } Find;
+  Find.Depth = Depth;
+  Find.TraverseStmt(Def->getBody());
+  return Find.Throws;
 }
 
 class GroupFinder {
@@ -120,6 +256,8 @@ public:
         checkPair(Relations, Chosen, M);
     if (Members.size() > 2 && Diags.errorCount() == Before)
       checkGroup(Relations, Chosen);
+    if (Diags.errorCount() == Before)
+      checkBetween(Chosen);
     if (Diags.errorCount() != Before)
       return std::nullopt;
     LaunchGroup G;
@@ -233,8 +371,6 @@ private:
       return;
     }
     checkOperands(L, M);
-    if (M > 0)
-      checkMovedPast(Launches[Chosen.front()], L, M);
   }
 
   /// The rewritten code passes every operand to one call and evaluates the
@@ -255,12 +391,34 @@ private:
       Operands.push_back(E);
     }
     for (const Expr *E : Operands)
+      if (madeByPreprocessor(E))
+        Diags.report(SM.getExpansionLoc(E->getBeginLoc()), SM, ID::RewriteOperand)
+            << text(E) << name(M)
+            << "holds a token the preprocessor makes where it is expanded (__LINE__, "
+               "__COUNTER__ or ##), which the rewrite writes elsewhere";
+    for (const Expr *E : Operands)
       if (std::string Effect = sideEffect(E); !Effect.empty())
         Diags.report(SM.getExpansionLoc(E->getBeginLoc()), SM, ID::RewriteOperand)
             << text(E) << name(M)
             << "may have side effects (" + Effect +
                    "); the rewritten code evaluates the launches' operands in another order, "
                    "and again where it launches the original kernels";
+  }
+
+  /// Whether a token of \p E was spelled by the preprocessor itself.
+  bool madeByPreprocessor(const Expr *E) const {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      const SourceManager &SM;
+      bool Found = false;
+      explicit Finder(const SourceManager &SM) : SM(SM) {}
+      bool VisitStmt(Stmt *S) {
+        SourceLocation Loc = S->getBeginLoc();
+        Found |= Loc.isValid() && SM.isWrittenInScratchSpace(SM.getSpellingLoc(Loc));
+        return !Found;
+      }
+    } F(SM);
+    F.TraverseStmt(const_cast<Expr *>(E));
+    return F.Found;
   }
 
   /// What in \p E may change state: an assignment, an increment, a call of
@@ -300,24 +458,124 @@ private:
     return F.Found;
   }
 
-  /// A later launch's operands are read where the first launch was: nothing
-  /// between may change them. kernelLaunches' relations catch the function's
-  /// own variables; a call of the program may change anything else.
-  void checkMovedPast(const KernelLaunch &First, const KernelLaunch &L, size_t M) {
-    const auto &K = cast<CUDAKernelCallExpr>(*L.Site);
-    for (unsigned S = First.Position + 1; S < L.Position; ++S) {
-      const Stmt *Between = First.Scope->body_begin()[S];
-      std::string Call = programCall(Between, SM);
-      if (Call.empty())
+  /// The later launches move up to the first: what lies between must not
+  /// change what they are given, configure their kernels, or leave where a
+  /// later launch would not have run.
+  void checkBetween(const std::vector<size_t> &Chosen) {
+    const KernelLaunch &First = Launches[Chosen.front()];
+    const std::string &FirstName = name(0);
+    checkDirectives(Chosen);
+    std::set<unsigned> GroupPositions;
+    for (size_t I : Chosen)
+      GroupPositions.insert(Launches[I].Position);
+    const Stmt *Body = First.Caller->getBody();
+    for (size_t M = 1; M < Chosen.size(); ++M) {
+      const KernelLaunch &L = Launches[Chosen[M]];
+      std::vector<const Stmt *> Between;
+      for (unsigned S = First.Position + 1; S < L.Position; ++S)
+        if (!GroupPositions.count(S))
+          Between.push_back(First.Scope->body_begin()[S]);
+      for (const Stmt *B : Between)
+        checkStatement(B, FirstName, name(M));
+      if (Between.empty())
         continue;
-      std::vector<std::string> Names = sharedNames(&K);
-      if (Names.empty())
+      Named Given = namedBy(L.Site);
+      for (const Stmt *Operand : L.Site->children())
+        if (const auto *E = dyn_cast_or_null<Expr>(Operand); E && namedBy(E).Indirect) {
+          Diags.report(SM.getExpansionLoc(E->getBeginLoc()), SM, ID::RewriteOperand)
+              << text(E) << name(M)
+              << "reads memory through a pointer, which the rewrite reads before the "
+                 "statements between the launches";
+          break;
+        }
+      for (const Stmt *B : Between)
+        for (const Decl *D : declaredIn(B))
+          if (const auto *V = dyn_cast<VarDecl>(D); V && Given.Variables.count(V))
+            Diags.report(SM.getExpansionLoc(D->getLocation()), SM, ID::RewriteBetween)
+                << "the declaration of '" + V->getNameAsString() + "'" << FirstName << name(M)
+                << "the later launch is given it, and the rewrite passes it before it is declared";
+      std::vector<std::string> Shared = Given.Members;
+      for (const VarDecl *V : Given.Variables)
+        if (!privateLocal(*V, *Body))
+          Shared.push_back(V->getNameAsString());
+      if (Shared.empty())
+        continue;
+      for (const Stmt *B : Between)
+        if (std::string Write = indirectWrite(B); !Write.empty()) {
+          Diags.report(L.Loc, SM, ID::RewriteOperand)
+              << Shared.front() << name(M)
+              << "is read where the first launch was, before " + Write + " between the launches (" +
+                     launchLocation(SM, B->getBeginLoc()) +
+                     ") that may change it: it is not a local only its own name reaches";
+          break;
+        }
+    }
+  }
+
+  static std::vector<const Decl *> declaredIn(const Stmt *S) {
+    std::vector<const Decl *> Out;
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      Out.assign(D->decl_begin(), D->decl_end());
+    return Out;
+  }
+
+  /// A statement between the launches: it must not name a kernel (to set an
+  /// attribute the moved launch needs) or throw past the later launch.
+  void checkStatement(const Stmt *B, const std::string &A, const std::string &Later) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      const DeclRefExpr *Kernel = nullptr;
+      const Stmt *Throws = nullptr;
+      std::string Thrower;
+      bool VisitDeclRefExpr(DeclRefExpr *R) {
+        if (const auto *F = dyn_cast<FunctionDecl>(R->getDecl()); F && F->hasAttr<CUDAGlobalAttr>())
+          Kernel = Kernel ? Kernel : R;
+        return true;
+      }
+      bool VisitCXXTryStmt(CXXTryStmt *T) {
+        Throws = Throws ? Throws : T;
+        return true;
+      }
+      bool VisitCallExpr(CallExpr *C) {
+        if (!Throws && mayThrow(C->getDirectCallee(), 3)) {
+          Throws = C;
+          Thrower = C->getDirectCallee()->getNameAsString();
+        }
+        return true;
+      }
+    } F;
+    F.TraverseStmt(const_cast<Stmt *>(B));
+    if (F.Kernel)
+      Diags.report(SM.getExpansionLoc(F.Kernel->getBeginLoc()), SM, ID::RewriteBetween)
+          << "'" + F.Kernel->getDecl()->getNameAsString() + "' named here" << A << Later
+          << "this configures or queries a kernel whose original launch the rewrite may move "
+             "above it";
+    if (F.Throws)
+      Diags.report(SM.getExpansionLoc(F.Throws->getBeginLoc()), SM, ID::RewriteBetween)
+          << (F.Thrower.empty() ? std::string("a try block")
+                                : "'" + F.Thrower + "', which may throw,")
+          << A << Later
+          << "where it throws, the later launch did not run, and after the rewrite it has";
+  }
+
+  /// Preprocessor directives between the first launch and the last: a macro
+  /// the later launches use may mean something else above them.
+  void checkDirectives(const std::vector<size_t> &Chosen) {
+    CharSourceRange First = statementRange(Launches[Chosen.front()]);
+    SourceLocation LastBegin = SM.getExpansionLoc(Launches[Chosen.back()].Site->getBeginLoc());
+    unsigned From = SM.getFileOffset(First.getEnd()), To = SM.getFileOffset(LastBegin);
+    llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
+    for (unsigned At = From; At < To;) {
+      size_t End = Text.find('\n', At);
+      End = End == llvm::StringRef::npos ? Text.size() : End;
+      llvm::StringRef Line = Text.slice(At, End).trim();
+      if (Line.starts_with("#")) {
+        Diags.report(SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(At), SM,
+                     ID::RewriteBetween)
+            << "the directive '" + Line.str() + "'" << name(0) << name(Chosen.size() - 1)
+            << "the rewrite moves the later launches above it";
         return;
-      Diags.report(L.Loc, SM, ID::RewriteOperand)
-          << Names.front() << name(M)
-          << "is read where the first launch was, before " + Call +
-                 " between the launches, which may change it";
-      return;
+      }
+      At = End + 1;
     }
   }
 
@@ -377,7 +635,8 @@ private:
 
 } // namespace
 
-std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, Reporter &Diags) {
+std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, bool Copies,
+                                      Reporter &Diags) {
   const KernelSpec *First = nullptr;
   for (const std::string &Id : F.Kernels) {
     const KernelSpec *K = C.findKernel(Id);
@@ -394,6 +653,12 @@ std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, Repo
                    C.Path);
       return std::nullopt;
     }
+  }
+  if (Copies && isHeader(siteFile(*First))) {
+    Diags.report(
+        {{ID::RewriteHeader, F.Position.Line, F.Position.Column, {F.Name, siteText(*First)}}},
+        C.Path);
+    return std::nullopt;
   }
   return siteFile(*First);
 }

@@ -230,7 +230,7 @@ private:
                      llvm::raw_ostream &Out) {
     std::vector<std::string> Files;
     for (const FusionSpec *F : Fusions) {
-      std::optional<std::string> Host = hostFileOf(C, *F, Diags);
+      std::optional<std::string> Host = hostFileOf(C, *F, /*Copies=*/false, Diags);
       if (!Host)
         return 1;
       std::string Path = absolutePath(*Host);
@@ -281,7 +281,7 @@ rewriteHostCode(FusionPipeline &Pipeline, const std::vector<size_t> &Fused, cons
   std::vector<const FusedKernel *> Kernels;
   for (size_t K = 0; K < Fused.size(); ++K) {
     const FusionSpec &F = Pipeline.fusion(Fused[K]);
-    std::optional<std::string> Host = hostFileOf(C, F, Diags);
+    std::optional<std::string> Host = hostFileOf(C, F, !Target.CopyDir.empty(), Diags);
     clang::ASTUnit *Unit = Host ? Parser.parse(*Host, CompileSide::Host) : nullptr;
     if (!Unit)
       continue;

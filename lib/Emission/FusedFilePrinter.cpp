@@ -341,6 +341,15 @@ void printBlockCheck(llvm::raw_ostream &OS, const FusedSection &S, llvm::StringR
      << L << ".block.z != " << B[2] << ") " << Reject << "\n";
 }
 
+/// A configuration CUDA itself rejects fails as the original launch did.
+void printLimitsCheck(llvm::raw_ostream &OS, const FusedSection &S, llvm::StringRef Reject) {
+  const std::string &L = S.LaunchName;
+  OS << "// CUDA's limits, which the original launch would have failed.\n"
+     << "if (1ull * " << L << ".block.x * " << L << ".block.y * " << L << ".block.z > 1024 || " << L
+     << ".block.z > 64 || " << L << ".grid.x > 2147483647u || " << L << ".grid.y > 65535 || " << L
+     << ".grid.z > 65535) " << Reject << "\n";
+}
+
 /// Data flows between kernels were proven for one grid shared by both.
 void printGridCheck(llvm::raw_ostream &OS, const FusedSection &S, llvm::StringRef Reject) {
   const std::string &L = S.LaunchName;
@@ -434,6 +443,7 @@ void printFits(llvm::raw_ostream &OS, const FusedKernel &K, const std::string &H
   printFitsSignature(OS, K);
   OS << " {\n";
   for (const FusedSection &S : K.Sections) {
+    printLimitsCheck(OS, S, "return false;");
     printBlockCheck(OS, S, "return false;");
     printGridCheck(OS, S, "return false;");
   }
@@ -464,6 +474,7 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
     OS << ") {\n";
   }
   for (const FusedSection &S : K.Sections) {
+    printLimitsCheck(OS, S, InvalidConfiguration);
     printBlockCheck(OS, S, InvalidConfiguration);
     printGridCheck(OS, S, InvalidConfiguration);
   }

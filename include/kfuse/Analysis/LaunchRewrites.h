@@ -34,10 +34,12 @@ struct LaunchGroup {
   std::vector<clang::CharSourceRange> Statements;
 };
 
-/// The host file whose launches fusion \p F replaces: where its kernel
-/// entries' sites are, else the file of its first kernel. Reports, at the
-/// config, sites in different files.
-std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, Reporter &Diags);
+/// The host file whose launches fusion \p F replaces (absolute): where its
+/// kernel entries' sites are, else the file of its first kernel. Reports, at
+/// the config, sites in different files, and with \p Copies (rewritten
+/// copies elsewhere) a header, which its includers would not read.
+std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, bool Copies,
+                                      Reporter &Diags);
 
 /// Finds in \p Host (the host-side parse of a file; \p Rejected holds its
 /// bodies Clang rejects) the launches of \p Members, the kernels of
