@@ -129,12 +129,24 @@ bool privateLocal(const VarDecl &V, const Stmt &Body) {
       if (R->getDecl() != &V)
         return true;
       const Stmt *P = Parents.getParent(R);
-      while (P && isa<ParenExpr>(P))
+      // Parentheses and const-qualifying conversions (a class value passed by
+      // value binds as const) change nothing.
+      while (P && (isa<ParenExpr>(P) || (isa<ImplicitCastExpr>(P) &&
+                                         cast<ImplicitCastExpr>(P)->getCastKind() == CK_NoOp)))
         P = Parents.getParent(P);
       const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
       const auto *B = dyn_cast_or_null<BinaryOperator>(P);
       const auto *U = dyn_cast_or_null<UnaryOperator>(P);
+      const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(P);
+      const auto *Member = dyn_cast_or_null<MemberExpr>(P);
+      const Stmt *MemberUse = Member ? Parents.getParent(Member) : nullptr;
+      const auto *MemberRead = dyn_cast_or_null<ImplicitCastExpr>(MemberUse);
       bool Plain = (Cast && Cast->getCastKind() == CK_LValueToRValue) ||
+                   // A copy of a class value (dim3 grid), or a field read.
+                   (Copy && Copy->getConstructor()->isCopyOrMoveConstructor() &&
+                    Copy->getConstructor()->isTrivial()) ||
+                   (Member && !Member->isArrow() && MemberRead &&
+                    MemberRead->getCastKind() == CK_LValueToRValue) ||
                    (B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == R) ||
                    (U && U->isIncrementDecrementOp()) ||
                    (U && U->getOpcode() == UO_AddrOf && allocatedThrough(U));
@@ -558,21 +570,23 @@ private:
   }
 
   /// Preprocessor directives between the first launch and the last: a macro
-  /// the later launches use may mean something else above them.
+  /// the later launches use may mean something else above them, and code a
+  /// conditional leaves out here (kfuse reads one configuration) may be
+  /// what another build compiles between them.
   void checkDirectives(const std::vector<size_t> &Chosen) {
     CharSourceRange First = statementRange(Launches[Chosen.front()]);
     SourceLocation LastBegin = SM.getExpansionLoc(Launches[Chosen.back()].Site->getBeginLoc());
     unsigned From = SM.getFileOffset(First.getEnd()), To = SM.getFileOffset(LastBegin);
     llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
     for (unsigned At = From; At < To;) {
-      size_t End = Text.find('\n', At);
-      End = End == llvm::StringRef::npos ? Text.size() : End;
+      size_t End = std::min<size_t>(Text.find('\n', At), Text.size());
       llvm::StringRef Line = Text.slice(At, End).trim();
       if (Line.starts_with("#")) {
         Diags.report(SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(At), SM,
                      ID::RewriteBetween)
             << "the directive '" + Line.str() + "'" << name(0) << name(Chosen.size() - 1)
-            << "the rewrite moves the later launches above it";
+            << "the rewrite moves the later launches above it, and a build with other macros "
+               "may compile other code between them";
         return;
       }
       At = End + 1;
