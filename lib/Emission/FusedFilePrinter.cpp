@@ -727,9 +727,18 @@ std::string printFusedFile(const FusedFile &File) {
     else
       OS << "// ---- Declarations from " << P.Origin
          << ", without its kernels and host code ----\n";
+    // What the fused kernels do not use of a copy is still what its file
+    // declared: no warning the original did not give.
+    if (!P.Whole)
+      OS << "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 177\n"
+         << "#pragma GCC diagnostic push\n"
+         << "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
+         << "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n";
     OS << P.Text;
     if (!P.Text.empty() && P.Text.back() != '\n')
       OS << "\n";
+    if (!P.Whole)
+      OS << "#pragma GCC diagnostic pop\n#pragma nv_diagnostic pop\n";
     OS << "// ---- End of " << (P.Whole ? "" : "declarations from ") << P.Origin << " ----\n\n";
   }
   std::string Generated;
