@@ -682,56 +682,37 @@ struct BufferUse {
   ParamUse Use;
 };
 
-/// Calls between two launches that neither touch the GPU's memory nor wait.
+/// Calls between two launches that neither touch the GPU's memory nor wait:
+/// the inert ones, and those that only create, query or configure.
 bool harmlessCall(llvm::StringRef Name) {
-  return llvm::is_contained({"cudaGetLastError",
-                             "cudaPeekAtLastError",
-                             "cudaGetErrorString",
-                             "cudaGetErrorName",
-                             "cudaEventRecord",
-                             "cudaEventRecordWithFlags",
-                             "cudaEventCreate",
-                             "cudaEventCreateWithFlags",
-                             "cudaEventElapsedTime",
-                             "cudaEventQuery",
-                             "cudaEventDestroy",
-                             "cudaStreamQuery",
-                             "cudaGetDevice",
-                             "cudaGetDeviceCount",
-                             "cudaGetDeviceProperties",
-                             "cudaDeviceGetAttribute",
-                             "cudaFuncGetAttributes",
-                             "cudaFuncSetAttribute",
-                             "cudaFuncSetCacheConfig",
-                             "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-                             "cudaOccupancyMaxPotentialBlockSize",
-                             "cudaDeviceSynchronize",
-                             "cudaThreadSynchronize",
-                             "cudaStreamSynchronize",
-                             "cudaEventSynchronize",
-                             "cudaStreamWaitEvent",
-                             "cudaMalloc",
-                             "cudaMallocManaged",
-                             "cudaMallocHost",
-                             "cudaHostAlloc",
-                             "cudaMallocPitch",
-                             "cudaStreamCreate",
-                             "cudaStreamCreateWithFlags",
-                             "printf",
-                             "fprintf",
-                             "puts",
-                             "putchar",
-                             "fputs",
-                             "fflush",
-                             "exit",
-                             "abort",
-                             "__assert_fail",
-                             "clock",
-                             "gettimeofday",
-                             "clock_gettime",
-                             "time",
-                             "now"},
-                            Name);
+  return inertHostCall(Name) || llvm::is_contained({"cudaEventRecordWithFlags",
+                                                    "cudaEventCreate",
+                                                    "cudaEventCreateWithFlags",
+                                                    "cudaEventDestroy",
+                                                    "cudaGetDevice",
+                                                    "cudaGetDeviceCount",
+                                                    "cudaGetDeviceProperties",
+                                                    "cudaDeviceGetAttribute",
+                                                    "cudaFuncGetAttributes",
+                                                    "cudaFuncSetAttribute",
+                                                    "cudaFuncSetCacheConfig",
+                                                    "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+                                                    "cudaOccupancyMaxPotentialBlockSize",
+                                                    "cudaThreadSynchronize",
+                                                    "cudaStreamWaitEvent",
+                                                    "cudaMalloc",
+                                                    "cudaMallocManaged",
+                                                    "cudaMallocHost",
+                                                    "cudaHostAlloc",
+                                                    "cudaMallocPitch",
+                                                    "cudaStreamCreate",
+                                                    "cudaStreamCreateWithFlags",
+                                                    "clock",
+                                                    "gettimeofday",
+                                                    "clock_gettime",
+                                                    "time",
+                                                    "now"},
+                                                   Name);
 }
 
 /// Calls that copy, fill or free memory only through their arguments.
@@ -1045,6 +1026,30 @@ private:
 LaunchRelations relateLaunches(ASTUnit &HostUnit, const std::vector<KernelLaunch> &Launches,
                                const std::vector<std::optional<KernelUses>> &Uses) {
   return Relater(HostUnit, Launches, Uses).run();
+}
+
+bool inertHostCall(llvm::StringRef Name) {
+  return llvm::is_contained({"cudaGetLastError",
+                             "cudaPeekAtLastError",
+                             "cudaGetErrorString",
+                             "cudaGetErrorName",
+                             "cudaDeviceSynchronize",
+                             "cudaStreamSynchronize",
+                             "cudaEventRecord",
+                             "cudaEventSynchronize",
+                             "cudaEventElapsedTime",
+                             "cudaEventQuery",
+                             "cudaStreamQuery",
+                             "printf",
+                             "fprintf",
+                             "puts",
+                             "fputs",
+                             "putchar",
+                             "fflush",
+                             "exit",
+                             "abort",
+                             "__assert_fail"},
+                            Name);
 }
 
 std::string launchLocation(const SourceManager &SM, SourceLocation Loc) {

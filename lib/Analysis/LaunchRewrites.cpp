@@ -54,32 +54,6 @@ std::string joined(const std::vector<unsigned> &Lines) {
   return Out;
 }
 
-/// Calls between launches that change no program state a launch is given:
-/// error queries, printing, waiting, exiting.
-bool inertCall(llvm::StringRef Name) {
-  return llvm::is_contained({"cudaGetLastError",
-                             "cudaPeekAtLastError",
-                             "cudaGetErrorString",
-                             "cudaGetErrorName",
-                             "cudaDeviceSynchronize",
-                             "cudaStreamSynchronize",
-                             "cudaEventRecord",
-                             "cudaEventSynchronize",
-                             "cudaEventElapsedTime",
-                             "cudaEventQuery",
-                             "cudaStreamQuery",
-                             "printf",
-                             "fprintf",
-                             "puts",
-                             "fputs",
-                             "putchar",
-                             "fflush",
-                             "exit",
-                             "abort",
-                             "__assert_fail"},
-                            Name);
-}
-
 /// The variables \p E names, and whether it reads memory through a pointer.
 struct Named {
   std::set<const VarDecl *> Variables;
@@ -197,7 +171,7 @@ std::string indirectWrite(const Stmt *S) {
     }
     bool VisitCallExpr(CallExpr *C) {
       const FunctionDecl *F = C->getDirectCallee();
-      if (!F || !F->getIdentifier() || !inertCall(F->getName()))
+      if (!F || !F->getIdentifier() || !inertHostCall(F->getName()))
         Found = F ? "the call of '" + F->getNameAsString() + "'" : "a call through a pointer";
       return Found.empty();
     }

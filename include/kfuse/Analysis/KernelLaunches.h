@@ -158,6 +158,10 @@ struct LaunchAssumption {
   clang::SourceLocation Loc;
 };
 
+/// Host calls that change no program state a launch is given and touch no
+/// GPU memory: error queries, printing, waiting, exiting.
+bool inertHostCall(llvm::StringRef Name);
+
 /// "file.cu:12:3": where \p Loc is written, for messages.
 std::string launchLocation(const clang::SourceManager &SM, clang::SourceLocation Loc);
 
