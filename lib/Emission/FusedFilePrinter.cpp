@@ -422,6 +422,29 @@ void printLauncherSignature(llvm::raw_ostream &OS, const FusedKernel &K, bool Po
   OS << "cudaStream_t stream";
 }
 
+/// Every check of the launch configurations, and the fused grid's length
+/// (kfuse_blocks) they need: the launcher and its _fits function make the
+/// same ones, refusing with \p Reject.
+void printConfigurationChecks(llvm::raw_ostream &OS, const FusedKernel &K, llvm::StringRef Reject) {
+  for (const FusedSection &S : K.Sections) {
+    printLimitsCheck(OS, S, Reject);
+    printBlockCheck(OS, S, Reject);
+    printGridCheck(OS, S, Reject);
+  }
+  OS << "// The fused grid is 1-D and as long as the largest grid.\n"
+     << "unsigned long long kfuse_blocks = 0;\n";
+  for (const FusedSection &S : K.Sections) {
+    const std::string &L = S.LaunchName;
+    OS << "{\nconst unsigned long long blocks = 1ull * " << L << ".grid.x * " << L << ".grid.y * "
+       << L << ".grid.z;\n"
+       << "if (blocks == 0) " << Reject << "\n"
+       << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
+  }
+  OS << "if (kfuse_blocks > 0x7fffffffull) " << Reject << "\n";
+  if (stacksRanges(K.Grid))
+    printTicketCount(OS, K, Reject);
+}
+
 /// "bool name_fits(kfuse_launch a_launch, ...)": the launcher's checks of
 /// the launch configurations alone, so that a caller can launch the
 /// original kernels where the fused one was not built for them.
@@ -442,22 +465,7 @@ void printFits(llvm::raw_ostream &OS, const FusedKernel &K, const std::string &H
   OS << (Header.empty() ? "inline " : "");
   printFitsSignature(OS, K);
   OS << " {\n";
-  for (const FusedSection &S : K.Sections) {
-    printLimitsCheck(OS, S, "return false;");
-    printBlockCheck(OS, S, "return false;");
-    printGridCheck(OS, S, "return false;");
-  }
-  OS << "unsigned long long kfuse_blocks = 0;\n";
-  for (const FusedSection &S : K.Sections) {
-    const std::string &L = S.LaunchName;
-    OS << "{\nconst unsigned long long blocks = 1ull * " << L << ".grid.x * " << L << ".grid.y * "
-       << L << ".grid.z;\n"
-       << "if (blocks == 0) return false;\n"
-       << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
-  }
-  OS << "if (kfuse_blocks > 0x7fffffffull) return false;\n";
-  if (stacksRanges(K.Grid))
-    printTicketCount(OS, K, "return false;");
+  printConfigurationChecks(OS, K, "return false;");
   OS << "return true;\n}\n\n";
 }
 
@@ -473,23 +481,7 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
     printLauncherSignature(OS, K, /*Portable=*/false);
     OS << ") {\n";
   }
-  for (const FusedSection &S : K.Sections) {
-    printLimitsCheck(OS, S, InvalidConfiguration);
-    printBlockCheck(OS, S, InvalidConfiguration);
-    printGridCheck(OS, S, InvalidConfiguration);
-  }
-  OS << "// The fused grid is 1-D and as long as the largest grid.\n"
-     << "unsigned long long kfuse_blocks = 0;\n";
-  for (const FusedSection &S : K.Sections) {
-    const std::string &L = S.LaunchName;
-    OS << "{\nconst unsigned long long blocks = 1ull * " << L << ".grid.x * " << L << ".grid.y * "
-       << L << ".grid.z;\n"
-       << "if (blocks == 0) return cudaErrorInvalidConfiguration;\n"
-       << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
-  }
-  OS << "if (kfuse_blocks > 0x7fffffffull) return cudaErrorInvalidConfiguration;\n";
-  if (stacksRanges(K.Grid))
-    printTicketCount(OS, K, InvalidConfiguration);
+  printConfigurationChecks(OS, K, InvalidConfiguration);
   OS << "// Each kernel's dynamic shared memory gets a region of its own.\n"
      << "size_t kfuse_shared_bytes = 0;\n";
   for (const FusedSection &S : K.Sections)
