@@ -75,7 +75,7 @@ public:
       return std::nullopt;
     Verdict V = decide(*R);
     if (V.Fuse)
-      return tunedLayout(V);
+      return tunedLayout(V, *Path);
     Diags.report(ID::TuningKeepsNative) << *Path << F.Name << V.Reason;
     sayDefaultGrid(F, BlocksWait);
     return FusionLayout();

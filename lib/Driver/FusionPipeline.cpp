@@ -161,8 +161,12 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   }
   for (const MemberGroup &G : Groups)
     Request.Groups.push_back({G.Name, G.First, G.Count, G.Chain != nullptr});
+  if (!Layout.MeasuredIn.empty())
+    Request.Line = Request.Column = 0;
   LayoutResult Planned = planLayout(Request);
   Diags.report(Planned.Problems, C.Path);
+  if (!Planned.Problems.empty() && !Layout.MeasuredIn.empty())
+    Diags.report(ID::NoteThreadsMeasured) << Layout.MeasuredVariant << Layout.MeasuredIn;
   if (!Planned.Plan)
     return std::nullopt;
   const PartitionPlan &Laid = Planned.Plan->Ranges;

@@ -30,6 +30,9 @@ class Reporter;
 /// How one fused kernel is laid out; by default as the config says.
 struct FusionLayout {
   std::optional<std::vector<unsigned>> Threads; ///< Per kernel, instead of the config's.
+  /// Where Threads was measured: the variant and the results file, which a
+  /// problem with them names instead of a line of the config.
+  std::string MeasuredVariant, MeasuredIn;
   bool Vertical = false;        ///< Every kernel from thread 0, one after the other.
   std::string Name;             ///< Names the kernel and launcher; empty: the fusion's.
   std::string MinBlocksPerSm;   ///< Second __launch_bounds__ argument; empty: none.

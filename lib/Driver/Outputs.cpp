@@ -9,6 +9,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace kfuse {
@@ -33,9 +37,18 @@ bool OutputTransaction::check(Output &O) {
   };
   if (fs::is_symlink_file(O.Path)) {
     llvm::SmallString<256> Real;
-    if (fs::real_path(O.Path, Real))
+    fs::file_status Linked;
+    if (!fs::real_path(O.Path, Real)) {
+      O.Target = std::string(Real);
+    } else if (!fs::status(O.Path, Linked) && fs::exists(Linked) && !fs::is_directory(Linked) &&
+               !fs::is_regular_file(Linked)) {
+      // /dev/stdout into a pipe: a link to "pipe:[N]", which has no path
+      // but can be written through the link.
+      O.WriteThrough = true;
+      return true;
+    } else {
       return Refuse("it is a symbolic link to a file that does not exist");
-    O.Target = std::string(Real);
+    }
   }
   for (const std::string &In : Inputs) {
     bool Same = false;
@@ -125,6 +138,7 @@ bool OutputTransaction::commit() {
       return false;
     }
   }
+  DirectoryLocks Locks = lockDirectories();
   bool Ok = true;
   for (Output &O : Outputs)
     if (!O.WriteThrough) {
@@ -138,6 +152,41 @@ bool OutputTransaction::commit() {
   MadeDirectories.clear(); // They hold the outputs now.
   removeTemps();
   return Ok;
+}
+
+OutputTransaction::DirectoryLocks::~DirectoryLocks() {
+  for (int FD : Held) {
+    ::flock(FD, LOCK_UN);
+    ::close(FD);
+  }
+}
+
+/// Two runs with the same outputs rename theirs one run after the other:
+/// each holds an exclusive lock on every directory it renames into, taken
+/// in path order so that two runs never wait on each other, for as long as
+/// it renames. No lock file is left behind. A directory that cannot be
+/// locked (a file system without flock) is renamed into unlocked.
+OutputTransaction::DirectoryLocks OutputTransaction::lockDirectories() const {
+  std::set<std::string> Dirs;
+  for (const Output &O : Outputs)
+    if (!O.WriteThrough) {
+      llvm::SmallString<256> Dir(O.Target);
+      llvm::sys::fs::make_absolute(Dir);
+      llvm::sys::path::remove_filename(Dir);
+      Dirs.insert(std::string(Dir));
+    }
+  DirectoryLocks Locks;
+  for (const std::string &Dir : Dirs) {
+    int FD = ::open(Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (FD < 0)
+      continue;
+    if (::flock(FD, LOCK_EX) != 0) {
+      ::close(FD);
+      continue;
+    }
+    Locks.Held.push_back(FD);
+  }
+  return Locks;
 }
 
 /// Creates the missing directories of the outputs that may have them.

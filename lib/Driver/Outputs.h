@@ -31,7 +31,8 @@ public:
   void stage(const std::string &Path, std::string Text, bool MakeDirectory = false);
   /// Writes every staged file, or none after reporting why not. A regular
   /// file is replaced through a temporary file in its directory; a symlink
-  /// is followed; a FIFO or device is written through.
+  /// is followed; a FIFO or device is written through. Concurrent runs
+  /// commit one after the other (lockDirectories()).
   bool commit();
 
 private:
@@ -49,7 +50,19 @@ private:
   std::vector<Output> Outputs;
   std::vector<std::string> MadeDirectories; ///< Outermost first.
 
+  /// Locks released when it goes.
+  struct DirectoryLocks {
+    std::vector<int> Held;
+    DirectoryLocks() = default;
+    DirectoryLocks(DirectoryLocks &&Other) noexcept : Held(std::move(Other.Held)) {
+      Other.Held.clear();
+    }
+    DirectoryLocks(const DirectoryLocks &) = delete;
+    ~DirectoryLocks();
+  };
+
   bool check(Output &O);
+  DirectoryLocks lockDirectories() const;
   bool writeTemp(Output &O);
   void removeTemps();
   bool makeDirectories();

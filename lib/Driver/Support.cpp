@@ -2,6 +2,7 @@
 
 #include "Support.h"
 
+#include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/NvccCommand.h"
 #include "kfuse/Frontend/ResourceDir.h"
@@ -19,17 +20,12 @@
 namespace kfuse {
 
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
-  if (auto [Id, Why] = unreadable(Path); !Why.empty()) {
-    Diags.report(Id) << Path << Why;
+  InputText In = readInput(Path);
+  if (!In.Buffer) {
+    Diags.report(In.Id) << Path << In.Why;
     return std::nullopt;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-      llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
-  if (!Buffer) {
-    Diags.report(diag::ID::FileNotFound) << Path << Buffer.getError().message();
-    return std::nullopt;
-  }
-  ConfigResult R = parseConfig((*Buffer)->getBuffer().str(), Path);
+  ConfigResult R = parseConfig(In.Buffer->getBuffer().str(), Path);
   Diags.report(R.Problems, Path);
   return R.Value;
 }
@@ -87,18 +83,13 @@ std::optional<ParserOptions> makeParserOptions(const ParseSettings &Settings, Re
 }
 
 std::optional<TuneResults> readTuneResults(const std::string &Path, Reporter &Diags) {
-  if (auto [Id, Why] = unreadable(Path); !Why.empty()) {
-    Diags.report(diag::ID::TuneResults) << Path << Why;
-    return std::nullopt;
-  }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-      llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
-  if (!Buffer) {
-    Diags.report(diag::ID::TuneResults) << Path << Buffer.getError().message();
+  InputText In = readInput(Path);
+  if (!In.Buffer) {
+    Diags.report(diag::ID::TuneResults) << Path << In.Why;
     return std::nullopt;
   }
   diag::Problem Problem;
-  std::optional<TuneResults> Results = parseTuneResults((*Buffer)->getBuffer().str(), Problem);
+  std::optional<TuneResults> Results = parseTuneResults(In.Buffer->getBuffer().str(), Problem);
   if (!Results) {
     Problem.Args[0] = Path;
     Diags.report({Problem}, Path);
@@ -114,9 +105,11 @@ const FusionResult *findMeasurements(const TuneResults &Results, const std::stri
   return R;
 }
 
-FusionLayout tunedLayout(const Verdict &V) {
+FusionLayout tunedLayout(const Verdict &V, const std::string &ResultsPath) {
   FusionLayout Layout;
   Layout.Threads = V.Fastest->Threads;
+  Layout.MeasuredVariant = V.Fastest->Name;
+  Layout.MeasuredIn = ResultsPath;
   Layout.Vertical = V.Fastest->Kind == CandidateKind::Vertical;
   if (V.Fastest->RegisterBound)
     Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
@@ -158,6 +151,8 @@ std::vector<std::string> runInputs(const std::string &ConfigPath,
   if (Measurements)
     Inputs.push_back(absolutePath(*Measurements));
   for (std::string &F : Parser.inputFiles())
+    Inputs.push_back(std::move(F));
+  for (std::string &F : Parser.commandFiles())
     Inputs.push_back(std::move(F));
   return Inputs;
 }

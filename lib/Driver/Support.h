@@ -38,8 +38,8 @@ std::optional<TuneResults> readTuneResults(const std::string &Path, Reporter &Di
 const FusionResult *findMeasurements(const TuneResults &Results, const std::string &Name,
                                      const std::string &Path, Reporter &Diags);
 
-/// The layout of the variant a verdict to fuse chose.
-FusionLayout tunedLayout(const Verdict &V);
+/// The layout of the variant a verdict to fuse chose, measured in \p ResultsPath.
+FusionLayout tunedLayout(const Verdict &V, const std::string &ResultsPath);
 
 /// \p Path made absolute, without "." and ".." components.
 std::string absolutePath(const std::string &Path);
@@ -51,8 +51,8 @@ std::string relativePath(const std::string &Path, const std::string &Dir);
 std::string directoryOf(const std::string &Path);
 
 /// Every file a run read, absolute: the config, the measurements, the
-/// sources and the headers they include. No output may be one of them, and
-/// a depfile lists them.
+/// sources and the headers they include, and the files the compile commands
+/// came from. No output may be one of them, and a depfile lists them.
 std::vector<std::string> runInputs(const std::string &ConfigPath,
                                    const std::optional<std::string> &Measurements,
                                    const SourceParser &Parser);

@@ -15,6 +15,7 @@
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/LaunchArguments.h"
+#include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/FusedFilePrinter.h"
 #include "kfuse/Emission/TuneBundle.h"
@@ -34,6 +35,8 @@
 #include "llvm/Support/Program.h"
 
 #include <map>
+#include <optional>
+#include <set>
 
 namespace kfuse {
 namespace {
@@ -157,7 +160,72 @@ private:
     return {GridMode::AsLaunched};
   }
 
+  /// Names the bundle's marker lists: what an earlier bundle in the
+  /// directory wrote, which the next one may replace or remove.
+  static constexpr const char *BundleMarker = ".kfuse-bundle";
+
+  /// Whether kfuse may write a bundle to \p Dir: a new or empty directory,
+  /// or one whose marker says kfuse wrote it. Returns the files an earlier
+  /// bundle there wrote, or nothing after reporting why not.
+  std::optional<std::set<std::string>> claimBundleDirectory(const std::string &Dir) {
+    namespace fs = llvm::sys::fs;
+    auto Refuse = [&](const std::string &Why) -> std::optional<std::set<std::string>> {
+      Diags.report(ID::BundleDirectory) << Dir << Why;
+      return std::nullopt;
+    };
+    // The harness hands these paths to nvcc, which reads them through a shell.
+    std::string Absolute = absolutePath(Dir);
+    if (Absolute.find_first_of("\"$`\\") != std::string::npos)
+      return Refuse("its path holds a '\"', '$', '`' or '\\', which nvcc cannot take in the "
+                    "paths the harness compiles");
+    if (fs::is_symlink_file(Dir))
+      return Refuse("it is a symbolic link; a bundle is a directory of kfuse's own");
+    if (!fs::exists(Dir))
+      return std::set<std::string>();
+    if (!fs::is_directory(Dir))
+      return Refuse("it is not a directory");
+    std::string Marker = Dir + "/" + BundleMarker;
+    if (!fs::exists(Marker) && !fs::is_symlink_file(Marker)) {
+      std::error_code EC;
+      fs::directory_iterator It(Dir, EC);
+      if (!EC && It != fs::directory_iterator())
+        return Refuse("it holds files and no '" + std::string(BundleMarker) +
+                      "' marker, so they are not kfuse's; name a new or empty directory");
+      return std::set<std::string>();
+    }
+    InputText In = fs::is_symlink_file(Marker) ? InputText() : readInput(Marker);
+    if (!In.Buffer)
+      return Refuse("its marker '" + Marker + "' cannot be read" +
+                    (In.Why.empty() ? "" : ": " + In.Why));
+    std::set<std::string> Earlier;
+    llvm::SmallVector<llvm::StringRef> Lines;
+    In.Buffer->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef Line : llvm::drop_begin(Lines))
+      // Only plain names of the directory: a marker is no licence to reach out.
+      if (!Line.contains('/') && Line != "." && Line != "..")
+        Earlier.insert(Line.str());
+    return Earlier;
+  }
+
+  /// Refuses a bundle file that is a symbolic link: writing it would
+  /// follow the link out of the bundle.
+  bool noLinksAmong(const std::string &Dir, const std::map<std::string, std::string> &Files) {
+    for (const auto &[Name, Text] : Files)
+      if (llvm::sys::fs::is_symlink_file(Dir + "/" + Name)) {
+        Diags.report(ID::BundleDirectory)
+            << Dir
+            << "'" + Name +
+                   "' in it is a symbolic link, which kfuse does not follow "
+                   "out of its bundle";
+        return false;
+      }
+    return true;
+  }
+
   bool writeBundle(FusionPipeline &Pipeline, const std::string &Dir) {
+    std::optional<std::set<std::string>> Earlier = claimBundleDirectory(Dir);
+    if (!Earlier)
+      return false;
     std::map<std::string, std::string> Files;
     std::vector<TuneFusion> Fusions;
     std::map<const clang::ASTUnit *, std::vector<TuneKernel>> Natives;
@@ -244,28 +312,36 @@ private:
     Files["kfuse_element_types.def"] = elementTypesSource();
     Files["kfuse_candidate_kinds.def"] = candidateKindsSource();
     Files["run.sh"] = tuneRunScript();
+    std::string Marker = "kfuse tuning bundle: the files kfuse wrote here, which the next bundle "
+                         "written here replaces or removes\n";
+    for (const auto &[Name, Text] : Files)
+      Marker += Name + "\n";
+    Files[BundleMarker] = Marker;
+    if (!noLinksAmong(Dir, Files))
+      return false;
     OutputTransaction Written(Diags);
     Written.addInputs(ReadFiles);
     for (const auto &[Name, Text] : Files)
       Written.stage(Dir + "/" + Name, Text, /*MakeDirectory=*/true);
     if (!Written.commit())
       return false;
-    removeStaleOriginals(Dir, Files);
+    removeStale(Dir, *Earlier, Files);
     llvm::sys::fs::setPermissions(Dir + "/run.sh", llvm::sys::fs::all_read |
                                                        llvm::sys::fs::all_exe |
                                                        llvm::sys::fs::owner_write);
     return true;
   }
 
-  /// run.sh compiles every originals_*.cu: one an earlier bundle with more
-  /// inputs left in \p Dir would define its kernels a second time.
-  static void removeStaleOriginals(const std::string &Dir,
-                                   const std::map<std::string, std::string> &Files) {
-    std::error_code EC;
-    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
-      llvm::StringRef Name = llvm::sys::path::filename(It->path());
-      if (Name.starts_with("originals_") && Name.ends_with(".cu") && !Files.count(Name.str()))
-        llvm::sys::fs::remove(It->path());
+  /// Removes what the earlier bundle in \p Dir wrote and this one did not
+  /// (run.sh would compile an originals_N.cu of more inputs beside the new
+  /// ones); never a link, never a file the marker does not name.
+  static void removeStale(const std::string &Dir, const std::set<std::string> &Earlier,
+                          const std::map<std::string, std::string> &Files) {
+    for (const std::string &Name : Earlier) {
+      std::string Path = Dir + "/" + Name;
+      if (!Files.count(Name) && !llvm::sys::fs::is_symlink_file(Path) &&
+          llvm::sys::fs::is_regular_file(Path))
+        llvm::sys::fs::remove(Path);
     }
   }
 
@@ -355,7 +431,7 @@ private:
              << " (" << V.Reason << ")\n";
       if (!V.Fuse)
         continue;
-      std::optional<FusedKernel> K = Pipeline.fuse(I, tunedLayout(V));
+      std::optional<FusedKernel> K = Pipeline.fuse(I, tunedLayout(V, ResultsPath));
       if (!K)
         return 1;
       File.Kernels.push_back(std::move(*K));

@@ -2,6 +2,8 @@
 
 #include "kfuse/Frontend/CompileDatabase.h"
 
+#include "kfuse/Diagnostics/InputFiles.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -196,6 +198,17 @@ std::string databaseKey(llvm::StringRef Directory, llvm::StringRef File) {
 }
 
 DatabaseIndex indexCompileDatabase(llvm::StringRef Text, const std::string &Path) {
+  // The YAML parser recurses once per level, as Clang's own loader does.
+  if (std::optional<std::pair<unsigned, unsigned>> Deep = jsonTooDeep(Text)) {
+    DatabaseIndex Index;
+    Index.Problems.push_back(
+        {diag::ID::CompileDatabase,
+         Deep->first,
+         Deep->second,
+         {Path, "arrays and objects nest more than " + std::to_string(JsonDepthLimit) +
+                    " deep here; a compile database nests two"}});
+    return Index;
+  }
   return Reader(Text, Path).read();
 }
 

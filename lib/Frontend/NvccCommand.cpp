@@ -9,6 +9,9 @@
 
 #include "kfuse/Frontend/NvccCommand.h"
 
+#include "kfuse/Diagnostics/InputFiles.h"
+#include "kfuse/Diagnostics/Reporter.h"
+
 #include "clang/Basic/Cuda.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -331,12 +334,12 @@ private:
       llvm::SmallString<256> Path(File);
       if (!llvm::sys::path::is_absolute(Path))
         llvm::sys::fs::make_absolute(Directory, Path);
-      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer = llvm::MemoryBuffer::getFile(Path);
-      if (!Buffer) {
-        Out.Error = "cannot read nvcc options file '" + std::string(Path) +
-                    "': " + Buffer.getError().message();
+      InputText In = readInput(std::string(Path));
+      if (!In.Buffer) {
+        Out.Error = "cannot read nvcc options file '" + std::string(Path) + "': " + In.Why;
         return;
       }
+      Out.OptionsFiles.push_back(std::string(Path));
       if (Depth > 8) {
         Out.Error = "nvcc options files nest more than 8 deep at '" + std::string(Path) + "'";
         return;
@@ -344,7 +347,7 @@ private:
       llvm::BumpPtrAllocator Alloc;
       llvm::StringSaver Saver(Alloc);
       llvm::SmallVector<const char *, 16> Tokens;
-      llvm::cl::TokenizeGNUCommandLine((*Buffer)->getBuffer(), Saver, Tokens);
+      llvm::cl::TokenizeGNUCommandLine(In.Buffer->getBuffer(), Saver, Tokens);
       std::vector<std::string> Args(Tokens.begin(), Tokens.end());
       translate(Args, Depth + 1, Path);
     }

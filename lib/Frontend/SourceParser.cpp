@@ -2,6 +2,7 @@
 
 #include "kfuse/Frontend/SourceParser.h"
 
+#include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/NvccCommand.h"
 
@@ -147,6 +148,34 @@ std::vector<std::string> SourceParser::kfuseArguments(const std::string &GpuArch
   return Args;
 }
 
+namespace {
+
+/// The deepest nesting of brackets kfuse lets Clang parse: each level is a
+/// few recursive calls, and deeper nesting than this overflows the stack
+/// kfuse gives the parser (tools/kfuse) instead of being reported.
+constexpr unsigned MaxBracketDepth = 8192;
+
+/// Why \p Args ask Clang to parse nesting deeper than kfuse can, if they do.
+std::optional<std::string> tooDeepNesting(const std::vector<std::string> &Args) {
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef Arg = Args[I];
+    llvm::StringRef Value;
+    if (Arg.consume_front("-fbracket-depth="))
+      Value = Arg;
+    else if (Arg == "-fbracket-depth" && I + 1 < Args.size())
+      Value = Args[I + 1];
+    else
+      continue;
+    unsigned Depth = 0;
+    if (Value.getAsInteger(10, Depth) || Depth > MaxBracketDepth)
+      return "'-fbracket-depth=" + Value.str() + "' asks Clang to parse brackets nested deeper " +
+             "than kfuse can (" + std::to_string(MaxBracketDepth) + ")";
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 bool SourceParser::loadDatabase() const {
   using namespace clang::tooling;
   if (Database || DatabaseFailed)
@@ -180,20 +209,22 @@ bool SourceParser::loadDatabase() const {
     // behind loadFromDirectory would also interpolate missing files with
     // Clang's option table, which loses nvcc's option values.
     DatabaseFile = std::string(Json);
-    if (auto [Id, Why] = unreadable(DatabaseFile); !Why.empty())
-      return Fail(DatabaseFile, Why);
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text = llvm::MemoryBuffer::getFile(Json);
-    if (!Text)
-      return Fail(DatabaseFile, Text.getError().message());
-    Index = indexCompileDatabase((*Text)->getBuffer(), DatabaseFile);
+    InputText Text = readInput(DatabaseFile, DatabaseSizeLimit);
+    if (!Text.Buffer)
+      return Fail(DatabaseFile, Text.Why);
+    Index = indexCompileDatabase(Text.Buffer->getBuffer(), DatabaseFile);
     if (!Index.Problems.empty()) {
       Diags.report(Index.Problems, DatabaseFile);
       return false;
     }
-    Inner = JSONCompilationDatabase::loadFromBuffer((*Text)->getBuffer(), Error,
+    Inner = JSONCompilationDatabase::loadFromBuffer(Text.Buffer->getBuffer(), Error,
                                                     JSONCommandLineSyntax::AutoDetect);
   } else if (fs::exists(Flags)) {
-    Inner = FixedCompilationDatabase::loadFromFile(std::string(Flags), Error);
+    DatabaseFile = std::string(Flags);
+    InputText Text = readInput(DatabaseFile);
+    if (!Text.Buffer)
+      return Fail(DatabaseFile, Text.Why);
+    Inner = FixedCompilationDatabase::loadFromBuffer(Dir, Text.Buffer->getBuffer(), Error);
   } else {
     return Fail(Dir, "it holds no compile_commands.json (CMake writes one when configured "
                      "with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
@@ -245,6 +276,7 @@ std::optional<clang::tooling::CompileCommand> SourceParser::commandFor(const std
   std::vector<std::string> Archs;
   if (isNvccCommand(Args)) {
     TranslatedCommand Clang = translateNvccCommand(Args, Command.Directory);
+    OptionsFiles.insert(Clang.OptionsFiles.begin(), Clang.OptionsFiles.end());
     if (!Clang.Error.empty()) {
       reportCommand(File, Clang.Error);
       return std::nullopt;
@@ -269,6 +301,10 @@ std::optional<clang::tooling::CompileCommand> SourceParser::commandFor(const std
     // name none. Said once per file, for the parse that reads kernels.
     Diags.report(diag::ID::GpuArchUnknown) << File << joined(Archs) << CLANG_VERSION_STRING << Arch;
   }
+  if (std::optional<std::string> Deep = tooDeepNesting(Args)) {
+    reportCommand(File, *Deep);
+    return std::nullopt;
+  }
   std::vector<std::string> Ours = kfuseArguments(Arch, Side);
   Args.insert(Args.begin() + std::min<size_t>(1, Args.size()), Ours.begin(), Ours.end());
   return Command;
@@ -288,6 +324,16 @@ std::vector<std::string> SourceParser::inputFiles() const {
     }
   }
   return {Files.begin(), Files.end()};
+}
+
+std::vector<std::string> SourceParser::commandFiles() const {
+  std::vector<std::string> Files(OptionsFiles.begin(), OptionsFiles.end());
+  if (!DatabaseFile.empty()) {
+    llvm::SmallString<256> Absolute(DatabaseFile);
+    llvm::sys::fs::make_absolute(Absolute);
+    Files.push_back(std::string(Absolute));
+  }
+  return Files;
 }
 
 std::vector<std::string> SourceParser::commandLine(const std::string &File) const {

@@ -51,7 +51,8 @@ std::string renderChartSvg(const FusionResult &R, const Verdict &V) {
   svg::Document Chart(W, H);
   Chart.text("title", 10, RowHeight, Title, Ink);
   Chart.text("verdict", 10, 2 * RowHeight, Said, V.Fuse ? Winner : Ink);
-  auto X = [&](double Ms) { return Left + BarArea * Ms / Longest; };
+  // Nothing measured longer than 0 ms draws every bar empty, not at x="inf".
+  auto X = [&](double Ms) { return Longest > 0 ? Left + BarArea * Ms / Longest : Left; };
   std::optional<double> BestX;
   if (V.NativeBest)
     BestX = X(V.NativeBest->Median);

@@ -32,7 +32,9 @@ EvaluationRow row(const EvaluationCase &Case) {
     const CandidateResult *A = R.alone(K);
     Row.Alone.push_back(A ? A->Median : 0);
   }
-  if (Row.Alone.size() >= 2 && Row.Alone.back() > 0)
+  // Finite times can still divide to infinity (1e300 / 1e-300).
+  if (Row.Alone.size() >= 2 && Row.Alone.back() > 0 &&
+      std::isfinite(Row.Alone.front() / Row.Alone.back()))
     Row.Ratio = Row.Alone.front() / Row.Alone.back();
   for (const CandidateResult &C : R.Candidates) {
     if (!C.Valid || C.Median <= 0)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -77,7 +78,8 @@ std::optional<double> number(std::string Text) {
     return std::nullopt;
   char *End = nullptr;
   double V = std::strtod(Text.c_str(), &End);
-  if (*End != '\0')
+  // "nan", "inf" and 1e999 parse, but measure nothing.
+  if (*End != '\0' || !std::isfinite(V))
     return std::nullopt;
   return V;
 }
@@ -104,7 +106,10 @@ std::optional<std::array<uint64_t, 3>> dims(const std::string &Text) {
         continue;
       if (N == 3)
         return std::nullopt;
-      D[N++] = std::stoull(Digits);
+      // A dimension needs 32 bits; more digits than 10 is no dimension.
+      if (Digits.size() > 10)
+        return std::nullopt;
+      D[N++] = std::strtoull(Digits.c_str(), nullptr, 10);
       Digits.clear();
     }
   }
@@ -210,7 +215,7 @@ private:
     return It == Column.end() ? nullptr : &F[It->second];
   }
 
-  Launch &launchOf(const std::vector<std::string> &F) {
+  Launch &launchOf(const std::vector<std::string> &F, unsigned Line) {
     const std::string *Id = field(F, "ID");
     std::string Key = Id ? *Id : std::to_string(Launches.size());
     auto [It, New] = ById.emplace(Key, Launches.size());
@@ -218,12 +223,32 @@ private:
       Launch L;
       L.Kernel = baseName(*field(F, "Kernel Name"));
       if (const std::string *G = field(F, "Grid Size"))
-        L.Grid = dims(*G);
+        L.Grid = checkedDims(*G, {2147483647u, 65535u, 65535u}, 0, "grid", Line);
       if (const std::string *B = field(F, "Block Size"))
-        L.Block = dims(*B);
+        L.Block = checkedDims(*B, {1024u, 1024u, 64u}, 1024, "block", Line);
       Launches.push_back(std::move(L));
     }
     return Launches[It->second];
+  }
+
+  /// The dimensions in \p Text when CUDA could launch them (each within
+  /// \p Max, their product within \p MaxProduct unless 0); otherwise nothing,
+  /// after saying why.
+  std::optional<std::array<uint64_t, 3>> checkedDims(const std::string &Text,
+                                                     std::array<uint64_t, 3> Max,
+                                                     uint64_t MaxProduct, const char *What,
+                                                     unsigned Line) {
+    std::optional<std::array<uint64_t, 3>> D = dims(Text);
+    bool Fits = D.has_value();
+    for (size_t I = 0; Fits && I < 3; ++I)
+      Fits = (*D)[I] >= 1 && (*D)[I] <= Max[I];
+    if (Fits && MaxProduct)
+      Fits = (*D)[0] * (*D)[1] * (*D)[2] <= MaxProduct;
+    if (!Fits) {
+      problem(Line, std::string("the ") + What + " size '" + Text + "' is not one CUDA launches");
+      return std::nullopt;
+    }
+    return D;
   }
 
   /// A time in microseconds, or nothing after saying why not.
@@ -237,7 +262,7 @@ private:
   }
 
   void readRaw(const std::vector<std::string> &F, unsigned Line) {
-    Launch &L = launchOf(F);
+    Launch &L = launchOf(F, Line);
     auto Metric = [&](const char *Name) -> std::optional<std::pair<std::string, std::string>> {
       auto It = Column.find(Name);
       if (It == Column.end())
@@ -255,7 +280,7 @@ private:
   }
 
   void readDetail(const std::vector<std::string> &F, unsigned Line) {
-    Launch &L = launchOf(F);
+    Launch &L = launchOf(F, Line);
     const std::string &Name = *field(F, "Metric Name");
     const std::string &Value = *field(F, "Metric Value");
     const std::string *Unit = field(F, "Metric Unit");
@@ -270,8 +295,23 @@ private:
       L.Registers = number(Value);
   }
 
+  /// What of \p L no GPU measures: a negative time, a share of peak outside
+  /// 0-100%, a register count a thread cannot have.
+  static std::optional<std::string> outOfRange(const Launch &L) {
+    auto Percent = [](double P) { return P >= 0 && P <= 101; }; // ncu rounds up to 100.x
+    if (*L.DurationUs < 0)
+      return "a negative duration";
+    if (!Percent(*L.MemoryPercent) || !Percent(*L.ComputePercent))
+      return "a throughput outside 0-100% of peak";
+    if (L.Registers &&
+        (*L.Registers < 0 || *L.Registers > 255 || *L.Registers != std::floor(*L.Registers)))
+      return "a register count that is not a whole number from 0 to 255";
+    return std::nullopt;
+  }
+
   void finish() {
-    if (Header.empty())
+    // A value already refused would be reported again as missing.
+    if (Header.empty() || !Result.Problems.empty())
       return;
     if (Launches.empty()) {
       problem(HeaderLine, "the profile holds no kernel launch");
@@ -287,6 +327,10 @@ private:
                                                     : "its SM throughput") +
                                 "; profile with --metrics " + profileMetrics() +
                                 " --page raw, or --section SpeedOfLight");
+        return;
+      }
+      if (std::optional<std::string> Bad = outOfRange(L)) {
+        problem(HeaderLine, "launch of '" + L.Kernel + "' gives " + *Bad);
         return;
       }
       auto &Of = ByKernel[L.Kernel];

@@ -4,11 +4,14 @@
 
 #include "kfuse/Tuning/Chart.h"
 
+#include "kfuse/Diagnostics/InputFiles.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -90,6 +93,22 @@ bool mapCount(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLitera
   return true;
 }
 
+/// A time or a ratio: JSON holds no infinity, but 1e999 reads as one.
+bool mapFinite(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLiteral Key,
+               double &Out) {
+  const llvm::json::Object *Object = V.getAsObject();
+  const llvm::json::Value *Field = Object ? Object->get(Key) : nullptr;
+  if (!Field)
+    return true;
+  std::optional<double> N = Field->getAsNumber();
+  if (!N || !std::isfinite(*N) || *N < 0) {
+    P.field(Key).report("expected a finite number, 0 or more");
+    return false;
+  }
+  Out = *N;
+  return true;
+}
+
 } // namespace
 
 // Read with llvm::json: a wrong or missing field is reported by its path,
@@ -111,22 +130,22 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
   llvm::json::ObjectMapper O(V, P);
   std::vector<double> Samples;
   std::vector<int64_t> Threads, WarpgroupRegisters;
-  bool Ok = O && O.map("name", C.Name) && O.map("kind", C.Kind) &&
-            O.mapOptional("kernel", C.Kernel) && O.mapOptional("valid", C.Valid) &&
-            O.mapOptional("error", C.Error) && O.mapOptional("threads", Threads) &&
-            mapCount(V, P, "block_threads", C.BlockThreads) &&
-            O.mapOptional("register_bound", C.RegisterBound) &&
-            mapCount(V, P, "min_blocks_per_sm", C.MinBlocksPerSm) &&
-            O.mapOptional("grid", C.Grid) && mapCount(V, P, "waves", C.Waves) &&
-            O.mapOptional("registers", C.Registers) && O.mapOptional("spill_bytes", C.SpillBytes) &&
-            O.mapOptional("static_shared_bytes", C.StaticShared) &&
-            O.mapOptional("blocks_per_sm", C.BlocksPerSm) &&
-            O.mapOptional("blocks_per_sm_model", C.BlocksPerSmModel) &&
-            O.mapOptional("median_ms", C.Median) && O.mapOptional("p25_ms", C.P25) &&
-            O.mapOptional("p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
-            mapCount(V, P, "mismatches", C.Mismatches) &&
-            O.mapOptional("warpgroup_registers", WarpgroupRegisters) &&
-            mapCount(V, P, "entry_registers", C.EntryRegisters);
+  bool Ok =
+      O && O.map("name", C.Name) && O.map("kind", C.Kind) && O.mapOptional("kernel", C.Kernel) &&
+      O.mapOptional("valid", C.Valid) && O.mapOptional("error", C.Error) &&
+      O.mapOptional("threads", Threads) && mapCount(V, P, "block_threads", C.BlockThreads) &&
+      O.mapOptional("register_bound", C.RegisterBound) &&
+      mapCount(V, P, "min_blocks_per_sm", C.MinBlocksPerSm) && O.mapOptional("grid", C.Grid) &&
+      mapCount(V, P, "waves", C.Waves) && mapCount(V, P, "registers", C.Registers) &&
+      mapCount(V, P, "spill_bytes", C.SpillBytes) &&
+      mapCount(V, P, "static_shared_bytes", C.StaticShared) &&
+      mapCount(V, P, "blocks_per_sm", C.BlocksPerSm) &&
+      mapCount(V, P, "blocks_per_sm_model", C.BlocksPerSmModel) &&
+      mapFinite(V, P, "median_ms", C.Median) && mapFinite(V, P, "p25_ms", C.P25) &&
+      mapFinite(V, P, "p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
+      mapCount(V, P, "mismatches", C.Mismatches) &&
+      O.mapOptional("warpgroup_registers", WarpgroupRegisters) &&
+      mapCount(V, P, "entry_registers", C.EntryRegisters);
   if (!Ok)
     return false;
   for (int64_t R : WarpgroupRegisters) {
@@ -138,7 +157,17 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
     }
     C.WarpgroupRegisters.push_back(static_cast<unsigned>(R));
   }
+  if (!llvm::all_of(Samples, [](double T) { return std::isfinite(T) && T >= 0; })) {
+    P.field("ms").report("expected finite times, 0 or more");
+    return false;
+  }
   C.Samples = static_cast<unsigned>(Samples.size());
+  // A horizontal variant is its split: without one, the fused file would get
+  // the planner's split under the winner's name.
+  if (C.Kind == CandidateKind::Horizontal && Threads.empty()) {
+    P.field("threads").report("expected the thread count of each kernel of a horizontal variant");
+    return false;
+  }
   for (int64_t T : Threads) {
     if (T <= 0 || T > 1024) {
       P.field("threads").report("expected thread counts from 1 to 1024");
@@ -155,16 +184,16 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
 
 bool fromJSON(const llvm::json::Value &V, NativeKernel &K, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
-  return O && O.map("kernel", K.Kernel) && O.mapOptional("registers", K.Registers) &&
-         O.mapOptional("spill_bytes", K.SpillBytes) &&
-         O.mapOptional("block_threads", K.BlockThreads) &&
-         O.mapOptional("blocks_per_sm", K.BlocksPerSm);
+  return O && O.map("kernel", K.Kernel) && mapCount(V, P, "registers", K.Registers) &&
+         mapCount(V, P, "spill_bytes", K.SpillBytes) &&
+         mapCount(V, P, "block_threads", K.BlockThreads) &&
+         mapCount(V, P, "blocks_per_sm", K.BlocksPerSm);
 }
 
 bool fromJSON(const llvm::json::Value &V, FusionResult &F, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   return O && O.map("fusion", F.Fusion) && O.mapOptional("gpu", F.Gpu) &&
-         O.mapOptional("compile_seconds", F.CompileSeconds) &&
+         mapFinite(V, P, "compile_seconds", F.CompileSeconds) &&
          O.mapOptional("candidates", F.Candidates) && O.mapOptional("native", F.Natives);
 }
 
@@ -215,6 +244,10 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Probl
     Problem = {diag::ID::TuneResults, Line, Column, {"", std::move(Reason)}};
     return std::nullopt;
   };
+  if (std::optional<std::pair<unsigned, unsigned>> Deep = jsonTooDeep(Text))
+    return Fail(Deep->first, Deep->second,
+                "arrays and objects nest more than " + std::to_string(JsonDepthLimit) +
+                    " deep here; results.json nests a few");
   llvm::Expected<llvm::json::Value> Root = llvm::json::parse(Text);
   if (!Root) {
     // ParseError logs "[LINE:COLUMN, byte=OFFSET]: message" and has no accessors.
@@ -236,15 +269,28 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Probl
                   std::string("it is not the results.json that kfuse tune's harness "
                               "writes: its top level has no key '") +
                       Key + "'");
-  if (std::optional<int64_t> Version = Top->getInteger("schema_version");
-      Version && *Version != ResultsSchemaVersion)
-    return Fail(1, 1,
-                "its schema_version is " + std::to_string(*Version) + ", and this kfuse " +
-                    "reads version " + std::to_string(ResultsSchemaVersion));
+  // Only the integer itself: "2", 1.5 or 1e30 name no version this kfuse reads.
+  if (const llvm::json::Value *Version = Top->get("schema_version")) {
+    std::optional<int64_t> Number = Version->getAsInteger();
+    std::string Spelled;
+    llvm::raw_string_ostream(Spelled) << *Version;
+    if (!Number || *Number != ResultsSchemaVersion)
+      return Fail(1, 1,
+                  "its schema_version is " + Spelled + ", and this kfuse reads version " +
+                      std::to_string(ResultsSchemaVersion));
+  }
   llvm::json::Path::Root Path("results");
   TuneResults R;
   if (!fromJSON(*Root, R, Path))
     return Fail(0, 0, llvm::toString(Path.getError()));
+  // Its charts and verdicts are named by the fusion: two would be one.
+  for (size_t I = 0; I < R.Fusions.size(); ++I)
+    for (size_t J = 0; J < I; ++J)
+      if (R.Fusions[I].Fusion == R.Fusions[J].Fusion)
+        return Fail(0, 0,
+                    "fusion '" + R.Fusions[I].Fusion + "' is measured twice (results.fusions[" +
+                        std::to_string(J) + "] and results.fusions[" + std::to_string(I) +
+                        "]); merge the runs into one file of each fusion once");
   return R;
 }
 

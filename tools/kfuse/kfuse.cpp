@@ -19,9 +19,11 @@
 #include "kfuse/Frontend/NvccCommand.h"
 #include "kfuse/Frontend/ResourceDir.h"
 
+#include "clang/Basic/Stack.h"
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/thread.h"
 
 #include <cstring>
 
@@ -172,8 +174,15 @@ std::string resourceDir(const char *Argv0) {
 
 } // namespace
 
-int main(int argc, const char **argv) {
-  InitLLVM Init(argc, argv);
+namespace {
+
+/// Clang recurses once per level of nesting in what it parses; its own
+/// driver runs it on a larger stack than a thread's default, and so does
+/// kfuse, with Clang told where the stack begins so that it moves deep
+/// template instantiation to a fresh one (clang/Basic/Stack.h).
+constexpr unsigned ParserStackBytes = 256u << 20;
+
+int runCommand(int argc, const char **argv) {
   // Arguments after "--" go to the parser, as with other Clang tools.
   int OwnArgs = argc;
   std::vector<std::string> Extra;
@@ -276,4 +285,17 @@ int main(int argc, const char **argv) {
     return kfuse::runList(Settings, {ListFile, PrintCommand}, Diags, outs());
   cl::PrintHelpMessage();
   return 2;
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  InitLLVM Init(argc, argv);
+  int Status = 1;
+  llvm::thread Worker(std::optional<unsigned>(ParserStackBytes), [&] {
+    clang::noteBottomOfStack();
+    Status = runCommand(argc, argv);
+  });
+  Worker.join();
+  return Status;
 }

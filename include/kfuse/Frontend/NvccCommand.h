@@ -27,8 +27,9 @@ struct TranslatedCommand {
   /// The GPU architectures the command builds for, as written ("sm_90",
   /// "compute_80", "native"), in order.
   std::vector<std::string> GpuArchs;
-  std::vector<std::string> Dropped; ///< Options with no meaning for a device-side parse.
-  std::string Error;                ///< Non-empty when the command cannot be read.
+  std::vector<std::string> Dropped;      ///< Options with no meaning for a device-side parse.
+  std::string Error;                     ///< Non-empty when the command cannot be read.
+  std::vector<std::string> OptionsFiles; ///< Read for --options-file, absolute.
 };
 
 /// Removes a compiler launcher (ccache, sccache) from the front of \p Args.

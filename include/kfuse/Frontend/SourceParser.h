@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,11 @@ public:
   /// include), absolute and sorted, for a build system's dependencies.
   std::vector<std::string> inputFiles() const;
 
+  /// The files the compile commands came from (compile_commands.json or
+  /// compile_flags.txt, and nvcc options files), absolute: inputs no output
+  /// may replace, though a build does not depend on them.
+  std::vector<std::string> commandFiles() const;
+
   /// The command line Clang sees for \p File (nvcc's options translated),
   /// for `kfuse list --print-command` and tests; empty after reporting why
   /// there is none.
@@ -93,7 +99,8 @@ private:
   mutable std::unique_ptr<BorrowingDatabase> Database;
   mutable DatabaseIndex Index;
   mutable std::string DatabaseFile;
-  mutable bool DatabaseFailed = false; ///< Reported; not tried again.
+  mutable std::set<std::string> OptionsFiles; ///< Read by the commands translated so far.
+  mutable bool DatabaseFailed = false;        ///< Reported; not tried again.
 };
 
 } // namespace kfuse

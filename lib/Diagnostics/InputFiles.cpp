@@ -1,0 +1,73 @@
+//===- InputFiles.cpp - reading the files kfuse parses itself -------------===//
+
+#include "kfuse/Diagnostics/InputFiles.h"
+
+#include "kfuse/Diagnostics/Reporter.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <tuple>
+
+namespace kfuse {
+
+InputText readInput(const std::string &Path, uint64_t Limit) {
+  InputText In;
+  std::tie(In.Id, In.Why) = unreadable(Path);
+  if (!In.Why.empty())
+    return In;
+  uint64_t Size = 0;
+  if (std::error_code EC = llvm::sys::fs::file_size(Path, Size)) {
+    In.Why = EC.message();
+    return In;
+  }
+  In.Id = diag::ID::FileUnreadable;
+  if (Size > Limit) {
+    In.Why = "it holds " + std::to_string(Size) + " bytes, more than kfuse reads (" +
+             std::to_string(Limit) + ")";
+    return In;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!Buffer) {
+    In.Why = Buffer.getError().message();
+    return In;
+  }
+  // It may have grown since it was measured.
+  if ((*Buffer)->getBufferSize() > Limit) {
+    In.Why = "it holds more bytes than kfuse reads (" + std::to_string(Limit) + ")";
+    return In;
+  }
+  In.Buffer = std::move(*Buffer);
+  return In;
+}
+
+std::optional<std::pair<unsigned, unsigned>> jsonTooDeep(llvm::StringRef Json, unsigned Limit) {
+  unsigned Depth = 0, Line = 1, Column = 0;
+  bool InString = false, Escaped = false;
+  for (char C : Json) {
+    ++Column;
+    if (C == '\n') {
+      ++Line;
+      Column = 0;
+    }
+    if (InString) {
+      if (Escaped)
+        Escaped = false;
+      else if (C == '\\')
+        Escaped = true;
+      else if (C == '"')
+        InString = false;
+      continue;
+    }
+    if (C == '"')
+      InString = true;
+    else if (C == '[' || C == '{') {
+      if (++Depth > Limit)
+        return std::make_pair(Line, Column);
+    } else if ((C == ']' || C == '}') && Depth > 0)
+      --Depth;
+  }
+  return std::nullopt;
+}
+
+} // namespace kfuse
