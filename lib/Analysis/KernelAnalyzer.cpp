@@ -663,6 +663,13 @@ bool isDefinedKernel(const FunctionDecl *F, const SourceManager &SM) {
 class KernelCollector : public RecursiveASTVisitor<KernelCollector> {
 public:
   explicit KernelCollector(const SourceManager &SM) : SM(SM) {}
+  /// The toolkit's headers define no kernel kfuse reads, and are most of
+  /// the unit: suggest looks kernels up once per launch.
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
   bool VisitFunctionDecl(FunctionDecl *F) {
     if (isDefinedKernel(F, SM))
       Kernels.push_back(F);
@@ -710,9 +717,17 @@ std::string signatureOf(const FunctionDecl &F) {
 
 const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) {
   struct Finder : RecursiveASTVisitor<Finder> {
+    const SourceManager *SM = nullptr;
     std::string Wanted;
     const FunctionDecl *Found = nullptr;
     bool shouldVisitTemplateInstantiations() const { return true; }
+    // A kernel of the toolkit's headers is not one kfuse reads (as
+    // findKernels); skipping them saves most of the unit.
+    bool TraverseDecl(Decl *D) {
+      if (D && !isa<TranslationUnitDecl>(D) && SM->isInSystemHeader(D->getLocation()))
+        return true;
+      return RecursiveASTVisitor::TraverseDecl(D);
+    }
     bool VisitFunctionDecl(FunctionDecl *F) {
       if (!Found && F->hasAttr<CUDAGlobalAttr>() && F->doesThisDeclarationHaveABody() &&
           !F->isDependentContext() && signatureOf(*F) == Wanted)
@@ -720,6 +735,7 @@ const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) 
       return !Found;
     }
   } F;
+  F.SM = &Unit.getSourceManager();
   F.Wanted = signatureOf(Declared);
   F.TraverseDecl(Unit.getASTContext().getTranslationUnitDecl());
   return F.Found;

@@ -721,6 +721,9 @@ bool memoryCall(llvm::StringRef Name) {
          Name.starts_with("cudaFree") || Name == "cudaMemPrefetchAsync";
 }
 
+/// The most kernels one fused block can hold: a warp each.
+constexpr size_t MaxGroupLaunches = 1024 / 32;
+
 class Relater {
 public:
   Relater(ASTUnit &Unit, const std::vector<KernelLaunch> &Launches,
@@ -733,6 +736,7 @@ public:
       if (consecutive(I, I + 1))
         R.Pairs.push_back(relate(I, I + 1));
     findGroups(R);
+    R.Related = Related;
     return R;
   }
 
@@ -741,6 +745,7 @@ private:
   const std::vector<KernelLaunch> &Launches;
   const std::vector<std::optional<KernelUses>> &Uses;
   mutable std::map<const FunctionDecl *, std::unique_ptr<HostAliases>> Aliases;
+  mutable size_t Related = 0;
 
   /// Whether launch \p J follows launch \p I on every path: the next
   /// statements of one block, with nothing between them that branches,
@@ -803,6 +808,7 @@ private:
   }
 
   LaunchPair relate(size_t I, size_t J) const {
+    ++Related;
     LaunchPair P;
     P.First = I;
     P.Second = J;
@@ -1014,6 +1020,13 @@ private:
       if (Keep != Run.size()) {
         Close();
         Run.erase(Run.begin(), Run.end() - Keep);
+      }
+      // A fused block holds at most 1024 / 32 kernels of a warp each: a
+      // longer run is cut there, so each launch is related to at most that
+      // many before it and the work grows with the launches, not their square.
+      if (Run.size() == MaxGroupLaunches) {
+        Close();
+        Run.erase(Run.begin(), Run.end() - 1);
       }
       Run.push_back(P.Second);
     }

@@ -16,6 +16,7 @@
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelLaunches.h"
 #include "kfuse/Analysis/LaunchArguments.h"
+#include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/SuggestionPrinter.h"
 #include "kfuse/Tuning/Profile.h"
@@ -63,7 +64,7 @@ public:
       : Settings(Settings), Request(Request), Diags(Diags) {}
 
   int run(llvm::raw_ostream &Out) {
-    std::vector<std::string> Files = sourceFiles();
+    std::vector<std::string> Files = distinct(sourceFiles());
     if (Files.empty()) {
       Diags.report(diag::ID::SuggestNoSources);
       return 1;
@@ -86,6 +87,9 @@ public:
     if (Profile)
       attachProfile(S, *Profile);
     checkReadiness(S, Parser);
+    Diags.report(diag::ID::SuggestWork)
+        << std::to_string(Related) << std::to_string(Found.size()) << std::to_string(FusedToCheck)
+        << std::to_string(Candidates);
     rankCandidates(S);
 
     std::string Table, Markdown;
@@ -93,6 +97,7 @@ public:
     printSuggestions(S, TableFormat::Terminal, TableOut);
     OutputTransaction Outputs(Diags);
     Outputs.addInputs(Parser.inputFiles());
+    Outputs.addInputs(Parser.commandFiles());
     if (Request.Profile)
       Outputs.addInputs({absolutePath(*Request.Profile)});
     if (Request.Markdown) {
@@ -105,14 +110,32 @@ public:
     if (!Outputs.commit())
       return 1;
     Out << Table;
-    if (Request.Output && !AnyReady)
-      Out << "no config written: kfuse fuses none of the candidates\n";
-    else if (Request.Output)
+    // An old config left in place would pass for this run's: a build that
+    // asked for one must hear that there is none.
+    if (Request.Output && !AnyReady) {
+      Diags.report(diag::ID::SuggestNoConfig) << *Request.Output;
+      return 1;
+    }
+    if (Request.Output)
       Out << "wrote " << *Request.Output << "\n";
     return 0;
   }
 
 private:
+  /// Each file once, however often or however spelled it was named: its
+  /// launches are not twice as many.
+  static std::vector<std::string> distinct(const std::vector<std::string> &Files) {
+    std::vector<std::string> Out;
+    std::set<std::string> Seen;
+    for (const std::string &F : Files) {
+      llvm::SmallString<256> Real;
+      std::string Key = llvm::sys::fs::real_path(F, Real) ? absolutePath(F) : std::string(Real);
+      if (Seen.insert(Key).second)
+        Out.push_back(F);
+    }
+    return Out;
+  }
+
   const ParseSettings &Settings;
   const SuggestRequest &Request;
   Reporter &Diags;
@@ -120,6 +143,9 @@ private:
   std::vector<std::optional<KernelUses>> Uses;
   std::vector<std::pair<LaunchPair, const SourceManager *>> Pairs;
   std::vector<std::vector<size_t>> Groups;
+  // The work done, for kfuse-suggest-work: pairs of launches related,
+  // candidates checked and how many of them were fused to check them.
+  size_t Related = 0, Candidates = 0, FusedToCheck = 0;
 
   std::string configPath() const {
     return Request.Output ? *Request.Output : std::string("kfuse-suggest.yaml");
@@ -140,12 +166,12 @@ private:
   }
 
   std::optional<ProfileResult> readProfile(const std::string &Path) {
-    auto Text = llvm::MemoryBuffer::getFile(Path);
-    if (!Text) {
-      Diags.report(diag::ID::FileNotFound) << Path << Text.getError().message();
+    InputText In = readInput(Path);
+    if (!In.Buffer) {
+      Diags.report(In.Id) << Path << In.Why;
       return std::nullopt;
     }
-    ProfileResult P = parseNcuCsv((*Text)->getBuffer().str());
+    ProfileResult P = parseNcuCsv(In.Buffer->getBuffer().str());
     if (!P.Problems.empty()) {
       Diags.report(P.Problems, Path);
       return std::nullopt;
@@ -173,10 +199,24 @@ private:
     Reading.finish("read " + std::to_string(Files.size()) + " files, " +
                    std::to_string(Found.size()) + " launches");
     std::map<const FunctionDecl *, KernelUses> Cache;
+    // One lookup per kernel a file launches, not per launch: each looks
+    // through the units.
+    std::map<std::pair<const FunctionDecl *, size_t>, FoundLaunch> Resolved;
     for (size_t H = 0; H < Hosts.size(); ++H) {
       size_t End = H + 1 < Hosts.size() ? Hosts[H + 1].second : Found.size();
-      for (size_t I = Hosts[H].second; I < End; ++I)
-        resolve(Found[I], Devices, H);
+      for (size_t I = Hosts[H].second; I < End; ++I) {
+        FoundLaunch &F = Found[I];
+        auto [It, New] = Resolved.try_emplace({F.Launch.Kernel, H});
+        if (New) {
+          resolve(F, Devices, H);
+          It->second.Device = F.Device;
+          It->second.DeviceKernel = F.DeviceKernel;
+          It->second.DeviceFile = F.DeviceFile;
+        }
+        F.Device = It->second.Device;
+        F.DeviceKernel = It->second.DeviceKernel;
+        F.DeviceFile = It->second.DeviceFile;
+      }
     }
     for (FoundLaunch &F : Found) {
       if (!F.DeviceKernel) {
@@ -201,6 +241,7 @@ private:
         Of.push_back(Uses[I]);
       }
       LaunchRelations R = relateLaunches(*Hosts[H].first, Launches, Of);
+      Related += R.Related;
       for (LaunchPair &P : R.Pairs) {
         P.First += Begin;
         P.Second += Begin;
@@ -389,28 +430,99 @@ private:
       return;
     }
     const Config &C = *Parsed.Value;
+    std::map<std::string, Readiness> Checked;
     for (size_t K = 0; K < Index.size(); ++K) {
-      std::string Messages;
       Candidate &Target = S.Candidates[Index[K]];
       Target.Checked = true;
-      if (fuses(C, K, Parser, Messages))
-        continue;
-      // Kernels that read variables the program writes fuse in the place of
-      // their files: the config then says `replace:`.
-      if (Messages.find("[kfuse-device-variable]") != std::string::npos) {
-        Config Replacing = C;
-        for (const std::string &Id : C.Fusions[K].Kernels)
-          Replacing.Replace.push_back(C.findKernel(Id)->ResolvedFile);
-        std::string Again;
-        if (fuses(Replacing, K, Parser, Again)) {
-          for (size_t M : Target.Members)
-            if (!llvm::is_contained(Target.Replace, S.Launches[M].File))
-              Target.Replace.push_back(S.Launches[M].File);
-          continue;
-        }
-      }
-      Target.Refusals = errorLines(Messages);
+      std::string Key = readinessKey(C, C.Fusions[K]);
+      auto Found = Key.empty() ? Checked.end() : Checked.find(Key);
+      Readiness R = Found != Checked.end() ? Found->second.renamed(namesOf(C.Fusions[K]))
+                                           : readiness(C, K, Parser);
+      ++Candidates;
+      if (Found == Checked.end())
+        ++FusedToCheck;
+      if (!Key.empty() && Found == Checked.end())
+        Checked.emplace(Key, R);
+      if (R.Replacing)
+        for (size_t M : Target.Members)
+          if (!llvm::is_contained(Target.Replace, S.Launches[M].File))
+            Target.Replace.push_back(S.Launches[M].File);
+      Target.Refusals = R.Refusals;
     }
+  }
+
+  /// Whether a candidate fuses, and how, or why not.
+  struct Readiness {
+    bool Replacing = false;            ///< Fuses with `replace:` only.
+    std::vector<std::string> Refusals; ///< Empty when it fuses.
+    std::vector<std::string> Ids;      ///< Its kernels' entries and its name, which refusals name.
+
+    /// The same outcome for a candidate whose entries are \p Other.
+    Readiness renamed(const std::vector<std::string> &Other) const {
+      Readiness R = *this;
+      R.Ids = Other;
+      for (std::string &Line : R.Refusals)
+        for (size_t I = 0; I < Ids.size() && I < Other.size(); ++I)
+          for (size_t At = 0; (At = Line.find("'" + Ids[I] + "'", At)) != std::string::npos;
+               At += Other[I].size() + 2)
+            Line.replace(At, Ids[I].size() + 2, "'" + Other[I] + "'");
+      return R;
+    }
+  };
+
+  Readiness readiness(const Config &C, size_t K, SourceParser &Parser) {
+    Readiness R;
+    R.Ids = namesOf(C.Fusions[K]);
+    std::string Messages;
+    if (fuses(C, K, Parser, Messages))
+      return R;
+    // Kernels that read variables the program writes fuse in the place of
+    // their files: the config then says `replace:`.
+    if (Messages.find("[kfuse-device-variable]") != std::string::npos) {
+      Config Replacing = C;
+      for (const std::string &Id : C.Fusions[K].Kernels)
+        Replacing.Replace.push_back(C.findKernel(Id)->ResolvedFile);
+      std::string Again;
+      if (fuses(Replacing, K, Parser, Again)) {
+        R.Replacing = true;
+        return R;
+      }
+    }
+    R.Refusals = errorLines(Messages);
+    return R;
+  }
+
+  /// The names a refusal of \p F may give: its kernels' entries, then its own.
+  static std::vector<std::string> namesOf(const FusionSpec &F) {
+    std::vector<std::string> Names = F.Kernels;
+    Names.push_back(F.Name);
+    return Names;
+  }
+
+  /// What decides whether fusion \p F fuses, its kernels named by what
+  /// their entries say rather than by id: a program that launches the same
+  /// kernels a thousand times has its candidates checked once per shape.
+  /// Empty when an entry refers to others by id (flows), which the key
+  /// does not follow.
+  static std::string readinessKey(const Config &C, const FusionSpec &F) {
+    if (!F.Flows.empty() || !F.Same.empty())
+      return "";
+    std::string Key = std::to_string(static_cast<int>(F.Mode)) + "|" +
+                      (F.Grid ? gridModeName(*F.Grid) : "-") + "|" +
+                      (F.Threads ? std::to_string(*F.Threads) : "-") + "|" +
+                      std::to_string(F.DistinctBuffers);
+    for (unsigned T : F.Partition)
+      Key += "|p" + std::to_string(T);
+    for (const std::string &Id : F.Kernels) {
+      const KernelSpec *K = C.findKernel(Id);
+      if (!K)
+        return "";
+      Key += "\n" + K->ResolvedFile + "|" + K->Kernel + "|" + std::to_string(K->Block[0]) + "," +
+             std::to_string(K->Block[1]) + "," + std::to_string(K->Block[2]) + "|" +
+             std::to_string(K->BlockRank) + std::to_string(K->AnyBlockSize) +
+             std::to_string(K->AnyGrid);
+    }
+    return Key;
   }
 
   /// Whether kfuse fuses fusion \p K of \p C; its messages when not.

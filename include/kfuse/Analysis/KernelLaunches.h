@@ -187,6 +187,9 @@ struct LaunchRelations {
   /// Runs of three or more launches that follow one another, every two of
   /// them independent: indices into the launches.
   std::vector<std::vector<size_t>> Groups;
+  /// How many pairs of launches were related to find these: the work, which
+  /// grows with the launches (a group is at most a fused block of warps).
+  size_t Related = 0;
 };
 
 /// The dependences between launches of one block. \p Uses holds what each
