@@ -40,8 +40,8 @@ enum class IncludeMode {
   Repeat, ///< An earlier input's preamble brought in this unguarded header.
 };
 
-/// The free host functions (not templates, not methods) that code reaches
-/// by name, and whether it launches a kernel.
+/// The free host functions and function templates (not methods) that code
+/// reaches by name, and whether it launches a kernel.
 class HostReferences : public RecursiveASTVisitor<HostReferences> {
 public:
   std::vector<const FunctionDecl *> Found;
@@ -73,8 +73,11 @@ public:
   bool shouldVisitTemplateInstantiations() const { return false; }
 
   void note(const FunctionDecl &F) {
-    if (isFreeHostFunction(F))
-      Found.push_back(F.getCanonicalDecl());
+    // A call of a host template's instantiation keeps the template.
+    const FunctionTemplateDecl *Template = F.getPrimaryTemplate();
+    const FunctionDecl &Named = Template ? *Template->getTemplatedDecl() : F;
+    if (isFreeHostFunction(Named))
+      Found.push_back(Named.getCanonicalDecl());
     else if (F.hasAttr<CUDAGlobalAttr>()) {
       const FunctionDecl *Pattern = F.getTemplateInstantiationPattern();
       Kernels.push_back((Pattern ? Pattern : &F)->getCanonicalDecl());
@@ -82,7 +85,9 @@ public:
   }
 
   static bool isFreeHostFunction(const FunctionDecl &F) {
-    return !isa<CXXMethodDecl>(F) && F.getTemplatedKind() == FunctionDecl::TK_NonTemplate &&
+    FunctionDecl::TemplatedKind Kind = F.getTemplatedKind();
+    return !isa<CXXMethodDecl>(F) &&
+           (Kind == FunctionDecl::TK_NonTemplate || Kind == FunctionDecl::TK_FunctionTemplate) &&
            !F.hasAttr<CUDADeviceAttr>() && !F.hasAttr<CUDAGlobalAttr>() && !F.getBuiltinID();
   }
 };
@@ -235,6 +240,14 @@ private:
           dropExplicitInstantiations(*Template);
         if (auto It = HostCallees.find(F->getCanonicalDecl()); It != HostCallees.end())
           return keepHostCallee(*F, It->second);
+        // An explicit specialization of a kept template goes with it, or
+        // its callers would call the template's instantiation instead.
+        if (const FunctionTemplateDecl *Primary = F->getPrimaryTemplate();
+            Primary && F->getTemplateSpecializationKind() == TSK_ExplicitSpecialization &&
+            HostCallees.count(Primary->getTemplatedDecl()->getCanonicalDecl()))
+          return keepHostCallee(*F, F->isInlined() || !F->isExternallyVisible()
+                                        ? HostCallee::Whole
+                                        : HostCallee::Prototype);
         return drop(D, "host function '" + F->getQualifiedNameAsString() + "' left out");
       }
       if (!Template)
@@ -301,6 +314,18 @@ private:
       if (HostCallees.count(F) || !inProjectFile(F))
         continue;
       const FunctionDecl *Def = F->getDefinition();
+      // A template is kept whole: every object that uses an instantiation
+      // has a copy of its own, and only the template can declare one.
+      if (F->getDescribedFunctionTemplate()) {
+        HostCallees[F] = HostCallee::Whole;
+        if (!Def)
+          continue;
+        HostReferences Body;
+        Body.TraverseDecl(const_cast<FunctionDecl *>(Def));
+        Work.insert(Work.end(), Body.Found.begin(), Body.Found.end());
+        KernelsNamed.insert(Body.Kernels.begin(), Body.Kernels.end());
+        continue;
+      }
       if (!Def || (Def->isExternallyVisible() && !Def->isInlined())) {
         HostCallees[F] = HostCallee::Prototype;
         continue;
