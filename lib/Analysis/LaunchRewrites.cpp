@@ -12,6 +12,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
 #include <filesystem>
@@ -285,13 +286,14 @@ private:
   std::optional<size_t> launchOf(size_t M) {
     const KernelSpec &K = *Members[M].Spec;
     std::vector<size_t> All, AtSite;
-    std::vector<unsigned> Lines;
+    std::vector<std::string> Places; ///< As precise as the site: LINE or LINE:COLUMN.
     for (size_t I = 0; I < Launches.size(); ++I) {
       if (!launches(Launches[I], M))
         continue;
       PresumedLoc P = SM.getPresumedLoc(Launches[I].Loc);
       All.push_back(I);
-      Lines.push_back(P.getLine());
+      Places.push_back(std::to_string(P.getLine()) +
+                       (K.Site && K.Site->Column ? ":" + std::to_string(P.getColumn()) : ""));
       if (!K.Site ||
           (P.getLine() == K.Site->Line && (K.Site->Column == 0 || P.getColumn() == K.Site->Column)))
         AtSite.push_back(I);
@@ -299,7 +301,9 @@ private:
     ConfigPosition At = K.Site ? K.Site->Position : K.Position;
     if (AtSite.empty()) {
       std::string Why = All.empty() ? "that file launches it nowhere"
-                                    : "its launches in that file are on lines " + joined(Lines);
+                        : K.Site && K.Site->Column
+                            ? "its launches in that file are at " + llvm::join(Places, ", ")
+                            : "its launches in that file are on lines " + llvm::join(Places, ", ");
       reportAtConfig(ID::RewriteNoLaunch, At, {name(M), siteText(K), Why});
       return std::nullopt;
     }
