@@ -230,11 +230,15 @@ private:
     std::vector<TuneFusion> Fusions;
     std::map<const clang::ASTUnit *, std::vector<TuneKernel>> Natives;
     std::vector<Preamble> Preambles = Pipeline.preambles(Dir, PreambleUse::Measured);
+    // Each fusion has tens of variants to fuse: on a terminal, which one is
+    // being written; nothing in a log.
+    Progress Writing(llvm::errs(), "kfuse tune", Pipeline.size(), !llvm::errs().is_displayed());
     for (size_t I = 0; I < Pipeline.size(); ++I) {
       const FusionSpec &F = Pipeline.fusion(I);
       const std::vector<FusionMember> &Members = Pipeline.members(I);
       if (!Pipeline.resolved(I))
         continue;
+      Writing.step(I, F.Name);
       TuneFusion TF;
       TF.Name = F.Name;
       TF.Samples = F.Tune.Samples;
@@ -297,6 +301,7 @@ private:
             V.Barriers = Twin.Barriers;
       Fusions.push_back(std::move(TF));
     }
+    Writing.finish("fused the variants of " + std::to_string(Fusions.size()) + " fusions");
     if (Diags.errorCount() != 0)
       return false;
     std::vector<Preamble> Originals = Pipeline.preambles(Dir, PreambleUse::Originals);
