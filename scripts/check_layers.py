@@ -18,7 +18,8 @@ import sys
 STAGES = ["Diagnostics", "Config", "Frontend", "Analysis", "Plan", "Tuning",
           "Transforms", "Emission", "Driver"]
 # Libraries whose name is not their stage's.
-LIBRARY_STAGE = {"kfuseDiagnosticIds": "Diagnostics", "kfuseIndexExpr": "Analysis",
+LIBRARY_STAGE = {"kfuseDiagnosticIds": "Diagnostics", "kfuseInputFiles": "Diagnostics",
+                 "kfuseIndexExpr": "Analysis",
                  "kfuseVerticalPlan": "Plan"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"kfuse/([A-Za-z]+)/')
 LINK = re.compile(r"target_link_libraries\(\s*(kfuse[A-Za-z]+)([^)]*)\)", re.S)

@@ -11,20 +11,6 @@
 
 namespace kfuse {
 
-std::pair<diag::ID, std::string> unreadable(const std::string &Path) {
-  namespace fs = llvm::sys::fs;
-  fs::file_status Status;
-  if (fs::status(Path, Status) || !fs::exists(Status))
-    return {diag::ID::FileNotFound, "no such file"};
-  if (fs::is_directory(Status))
-    return {diag::ID::FileUnreadable, "it is a directory"};
-  if (!fs::is_regular_file(Status))
-    return {diag::ID::FileUnreadable, "it is a device, a FIFO or a socket, not a regular file"};
-  if (::access(Path.c_str(), R_OK) != 0)
-    return {diag::ID::FileUnreadable, "permission denied"};
-  return {diag::ID::FileNotFound, ""};
-}
-
 Reporter::Reporter(llvm::raw_ostream &OS, bool Remarks)
     : Ids(new clang::DiagnosticIDs()), Options(new clang::DiagnosticOptions()), Remarks(Remarks),
       Files(clang::FileSystemOptions()) {

@@ -22,6 +22,11 @@
 
 namespace kfuse {
 
+/// Why \p Path cannot be read as an input file, with the diagnostic that
+/// says so (kfuse-file-not-found for a missing file, kfuse-file-unreadable
+/// otherwise); an empty reason when it can be read.
+std::pair<diag::ID, std::string> unreadable(const std::string &Path);
+
 /// The most kfuse reads of one input file it parses itself (configs,
 /// profiles, results, options files); a compile database may be larger.
 constexpr uint64_t InputSizeLimit = uint64_t(64) << 20;

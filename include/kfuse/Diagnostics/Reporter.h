@@ -9,6 +9,7 @@
 #define KFUSE_DIAGNOSTICS_REPORTER_H
 
 #include "kfuse/Diagnostics/DiagnosticIds.h"
+#include "kfuse/Diagnostics/InputFiles.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/FileManager.h"
@@ -21,11 +22,6 @@
 #include <utility>
 
 namespace kfuse {
-
-/// Why \p Path cannot be read as an input file, with the diagnostic that
-/// says so (kfuse-file-not-found for a missing file, kfuse-file-unreadable
-/// otherwise); an empty reason when it can be read.
-std::pair<diag::ID, std::string> unreadable(const std::string &Path);
 
 class Reporter {
 public:
