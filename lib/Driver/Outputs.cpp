@@ -50,20 +50,13 @@ bool OutputTransaction::check(Output &O) {
       return Refuse("it is a symbolic link to a file that does not exist");
     }
   }
-  for (const std::string &In : Inputs) {
-    bool Same = false;
-    if (!fs::equivalent(In, O.Target, Same) && Same) {
-      Diags.report(diag::ID::OutputIsInput) << O.Path << In;
-      return false;
-    }
+  std::string Key = fileKey(O.Target);
+  if (auto In = InputKeys.find(Key); In != InputKeys.end()) {
+    Diags.report(diag::ID::OutputIsInput) << O.Path << In->second;
+    return false;
   }
-  for (const Output &Other : Outputs) {
-    bool Same = false;
-    if (&Other == &O)
-      break;
-    if (Other.Target == O.Target || (!fs::equivalent(Other.Target, O.Target, Same) && Same))
-      return Refuse("'" + Other.Path + "', another output of this run, is the same file");
-  }
+  if (auto [Other, New] = OutputKeys.try_emplace(Key, O.Path); !New)
+    return Refuse("'" + Other->second + "', another output of this run, is the same file");
   fs::file_status Status;
   if (fs::status(O.Target, Status)) {
     llvm::StringRef Dir = llvm::sys::path::parent_path(O.Target);
@@ -109,7 +102,22 @@ bool OutputTransaction::writeTemp(Output &O) {
   return true;
 }
 
+/// What names one file however it is spelled: its device and inode when
+/// it exists, else its absolute path. Keys make the checks of a run of
+/// thousands of outputs against each other and its inputs one lookup each.
+std::string OutputTransaction::fileKey(const std::string &Path) {
+  fs::UniqueID ID;
+  if (!fs::getUniqueID(Path, ID))
+    return "#" + std::to_string(ID.getDevice()) + ":" + std::to_string(ID.getFile());
+  llvm::SmallString<256> Absolute(Path);
+  fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
+
 bool OutputTransaction::commit() {
+  for (const std::string &In : Inputs)
+    InputKeys.try_emplace(fileKey(In), In);
   for (Output &O : Outputs)
     if (!check(O))
       return false;

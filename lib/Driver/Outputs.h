@@ -9,6 +9,7 @@
 #ifndef KFUSE_LIB_DRIVER_OUTPUTS_H
 #define KFUSE_LIB_DRIVER_OUTPUTS_H
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ private:
 
   Reporter &Diags;
   std::vector<std::string> Inputs;
+  /// Each file by fileKey(): the inputs, and the outputs checked so far.
+  std::map<std::string, std::string> InputKeys, OutputKeys;
   std::vector<Output> Outputs;
   std::vector<std::string> MadeDirectories; ///< Outermost first.
 
@@ -61,6 +64,7 @@ private:
     ~DirectoryLocks();
   };
 
+  static std::string fileKey(const std::string &Path);
   bool check(Output &O);
   DirectoryLocks lockDirectories() const;
   bool writeTemp(Output &O);

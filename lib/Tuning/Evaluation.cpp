@@ -216,9 +216,12 @@ std::string renderRatioChartSvg(const TuneResults &R, const std::vector<Evaluati
   auto Y = [&](double S) { return Top + PlotH * (YHi - S) / (YHi - YLo); };
   Chart.text("title", 10, RowHeight, Title, Ink);
   Chart.text("device", 10, 2 * RowHeight, R.Device, Ink);
+  // Powers of two past an int's are written as such (a ratio of 1e300).
   auto Tick = [](double L) {
-    return L >= 0 ? std::to_string(1 << static_cast<int>(L))
-                  : "1/" + std::to_string(1 << static_cast<int>(-L));
+    int N = static_cast<int>(L);
+    if (N > 30 || N < -30)
+      return "2^" + std::to_string(N);
+    return N >= 0 ? std::to_string(1 << N) : "1/" + std::to_string(1 << -N);
   };
   // Every tick gets a line; labels skip ticks where they would touch.
   double Widest = std::max(svg::textWidth(Tick(XLo)), svg::textWidth(Tick(XHi)));
@@ -228,10 +231,20 @@ std::string renderRatioChartSvg(const TuneResults &R, const std::vector<Evaluati
     if (static_cast<int>(L - XLo) % Every == 0)
       Chart.text("x-tick", X(L), Top + PlotH + 16, Tick(L), Ink, Anchor::Middle);
   }
-  double YStep = YHi - YLo > 1.2 ? 0.25 : 0.1;
+  double Span = YHi - YLo, YStep = Span > 1.2 ? 0.25 : 0.1;
+  // Speedups over decades (a time of 1e-300 ms) get about ten ticks, each
+  // 1, 2 or 5 times a power of ten, not billions of them.
+  if (Span > 5) {
+    double Power = std::pow(10.0, std::floor(std::log10(Span / 10)));
+    double Want = Span / 10;
+    YStep = Power * (Want <= Power ? 1 : Want <= 2 * Power ? 2 : Want <= 5 * Power ? 5 : 10);
+  }
   for (double S = std::ceil(YLo / YStep) * YStep; S <= YHi + 1e-9; S += YStep) {
     Chart.line("grid", Left, Y(S), Left + PlotW, Y(S), Grid);
-    Chart.text("y-tick", Left - 8, Y(S) + 4, fixed(S, 2), Ink, Anchor::End);
+    // A speedup of 1e299 is a bad measurement, but its label stays short.
+    char Label[32];
+    std::snprintf(Label, sizeof Label, S < 1e4 ? "%.2f" : "%.0e", S);
+    Chart.text("y-tick", Left - 8, Y(S) + 4, Label, Ink, Anchor::End);
   }
   Chart.text("x-label", Left + PlotW / 2, Top + PlotH + RowHeight + 16,
              "time of the first kernel / the last", Ink, Anchor::Middle);

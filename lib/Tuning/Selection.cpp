@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace kfuse {
@@ -284,13 +285,13 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Probl
   if (!fromJSON(*Root, R, Path))
     return Fail(0, 0, llvm::toString(Path.getError()));
   // Its charts and verdicts are named by the fusion: two would be one.
+  std::map<std::string, size_t> Seen;
   for (size_t I = 0; I < R.Fusions.size(); ++I)
-    for (size_t J = 0; J < I; ++J)
-      if (R.Fusions[I].Fusion == R.Fusions[J].Fusion)
-        return Fail(0, 0,
-                    "fusion '" + R.Fusions[I].Fusion + "' is measured twice (results.fusions[" +
-                        std::to_string(J) + "] and results.fusions[" + std::to_string(I) +
-                        "]); merge the runs into one file of each fusion once");
+    if (auto [J, New] = Seen.try_emplace(R.Fusions[I].Fusion, I); !New)
+      return Fail(0, 0,
+                  "fusion '" + R.Fusions[I].Fusion + "' is measured twice (results.fusions[" +
+                      std::to_string(J->second) + "] and results.fusions[" + std::to_string(I) +
+                      "]); merge the runs into one file of each fusion once");
   return R;
 }
 
@@ -369,8 +370,9 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
     const Verdict &V = Verdicts[I];
     E << YAML::BeginMap << YAML::Key << "fusion" << YAML::Value << F.Fusion;
     E << YAML::Key << "verdict" << YAML::Value << (V.Fuse ? "fuse" : "keep-native");
-    if (V.Fastest)
-      E << YAML::Key << "winner" << YAML::Value << (V.Fuse ? V.Fastest->Name : V.NativeBest->Name);
+    // A fused variant may be measured where no native launch was.
+    if (const CandidateResult *Winner = V.Fuse ? V.Fastest : V.NativeBest)
+      E << YAML::Key << "winner" << YAML::Value << Winner->Name;
     E << YAML::Key << "speedup" << YAML::Value << V.Speedup;
     E << YAML::Key << "noise" << YAML::Value << V.Noise;
     E << YAML::Key << "reason" << YAML::Value << V.Reason;
