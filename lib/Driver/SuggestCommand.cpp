@@ -105,17 +105,19 @@ public:
       Outputs.stage(*Request.Markdown, Markdown);
     }
     bool AnyReady = llvm::any_of(S.Candidates, [](const Candidate &C) { return C.ready(); });
-    if (Request.Output && AnyReady)
+    // An old config left in place would pass for this run's: a build that
+    // asked for one must hear that there is none, and a failed run writes
+    // nothing (the markdown neither).
+    if (Request.Output && !AnyReady) {
+      Out << Table;
+      Diags.report(diag::ID::SuggestNoConfig) << *Request.Output;
+      return 1;
+    }
+    if (Request.Output)
       Outputs.stage(*Request.Output, printSuggestedConfig(S, ConfigContent::Launches));
     if (!Outputs.commit())
       return 1;
     Out << Table;
-    // An old config left in place would pass for this run's: a build that
-    // asked for one must hear that there is none.
-    if (Request.Output && !AnyReady) {
-      Diags.report(diag::ID::SuggestNoConfig) << *Request.Output;
-      return 1;
-    }
     if (Request.Output)
       Out << "wrote " << *Request.Output << "\n";
     return 0;
@@ -412,6 +414,18 @@ private:
       bool Known = C.independent() && llvm::all_of(C.Members, [&](size_t M) {
                      return !S.Launches[M].File.empty() && S.Launches[M].Block;
                    });
+      // A launch CUDA refuses fails in the program too: nothing to fuse, and
+      // the config checked here would be refused whole.
+      auto Unlaunchable = llvm::find_if(C.Members, [&](size_t M) {
+        return !launchable(S.Launches[M].Block, {1024, 1024, 64}, 1024) ||
+               !launchable(S.Launches[M].Grid, {2147483647u, 65535, 65535}, 0);
+      });
+      if (Known && Unlaunchable != C.Members.end()) {
+        S.Candidates[I].Refusals.push_back("not checked: the launch of '" +
+                                           S.Launches[*Unlaunchable].Id +
+                                           "' has a grid or block CUDA does not launch");
+        continue;
+      }
       if (Known) {
         Checkable.Candidates.push_back(C);
         Index.push_back(I);
@@ -449,6 +463,18 @@ private:
             Target.Replace.push_back(S.Launches[M].File);
       Target.Refusals = R.Refusals;
     }
+  }
+
+  /// Whether CUDA launches dimensions \p D (unknown ones pass): each within
+  /// \p Max, their product within \p MaxProduct unless 0.
+  static bool launchable(const std::optional<std::array<uint64_t, 3>> &D,
+                         std::array<uint64_t, 3> Max, uint64_t MaxProduct) {
+    if (!D)
+      return true;
+    for (size_t I = 0; I < 3; ++I)
+      if ((*D)[I] == 0 || (*D)[I] > Max[I])
+        return false;
+    return !MaxProduct || (*D)[0] * (*D)[1] * (*D)[2] <= MaxProduct;
   }
 
   /// Whether a candidate fuses, and how, or why not.
