@@ -417,8 +417,8 @@ private:
       // A launch CUDA refuses fails in the program too: nothing to fuse, and
       // the config checked here would be refused whole.
       auto Unlaunchable = llvm::find_if(C.Members, [&](size_t M) {
-        return !launchable(S.Launches[M].Block, {1024, 1024, 64}, 1024) ||
-               !launchable(S.Launches[M].Grid, {2147483647u, 65535, 65535}, 0);
+        return !launchable(S.Launches[M].Block, MaxBlockDims, MaxBlockThreads) ||
+               !launchable(S.Launches[M].Grid, MaxGridDims, 0);
       });
       if (Known && Unlaunchable != C.Members.end()) {
         S.Candidates[I].Refusals.push_back("not checked: the launch of '" +

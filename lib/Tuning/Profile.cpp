@@ -2,6 +2,8 @@
 
 #include "kfuse/Tuning/Profile.h"
 
+#include "kfuse/Config/Config.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -223,9 +225,9 @@ private:
       Launch L;
       L.Kernel = baseName(*field(F, "Kernel Name"));
       if (const std::string *G = field(F, "Grid Size"))
-        L.Grid = checkedDims(*G, {2147483647u, 65535u, 65535u}, 0, "grid", Line);
+        L.Grid = checkedDims(*G, MaxGridDims, 0, "grid", Line);
       if (const std::string *B = field(F, "Block Size"))
-        L.Block = checkedDims(*B, {1024u, 1024u, 64u}, 1024, "block", Line);
+        L.Block = checkedDims(*B, MaxBlockDims, MaxBlockThreads, "block", Line);
       Launches.push_back(std::move(L));
     }
     return Launches[It->second];
