@@ -159,14 +159,6 @@ ConfigPosition positionOf(const YAML::Node &N) {
   return {static_cast<unsigned>(M.line + 1), static_cast<unsigned>(M.column + 1)};
 }
 
-bool isIdentifier(const std::string &S) {
-  if (S.empty() || !(std::isalpha(static_cast<unsigned char>(S[0])) || S[0] == '_'))
-    return false;
-  return std::all_of(S.begin(), S.end(), [](char C) {
-    return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
-  });
-}
-
 /// Reads one config document, collecting every problem instead of stopping at
 /// the first, so a user fixes a config in one round.
 class ConfigReader {
@@ -937,6 +929,14 @@ private:
 };
 
 } // namespace
+
+bool isIdentifier(const std::string &S) {
+  if (S.empty() || !(std::isalpha(static_cast<unsigned char>(S[0])) || S[0] == '_'))
+    return false;
+  return std::all_of(S.begin(), S.end(), [](char C) {
+    return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
+  });
+}
 
 ConfigResult parseConfig(const std::string &Text, const std::string &Path) {
   return ConfigReader(Path).read(Text);

@@ -460,8 +460,10 @@ private:
     Written.stage(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), MakeDirectory);
     Written.stage(ReportDir + "/" + RatioChartFileName, renderRatioChartSvg(*Results, Rows),
                   MakeDirectory);
-    std::string Fused = File.Kernels.empty() ? "" : printFusedFile(File);
-    if (!Fused.empty() && !ToStdout)
+    // Written when no variant wins too: an earlier run's winners left in
+    // place would be built as this run's.
+    std::string Fused = printFusedFile(File);
+    if (!ToStdout)
       Written.stage(Output, Fused, MakeDirectory);
     if (!Written.commit())
       return 1;
@@ -469,8 +471,9 @@ private:
       Out << Fused;
     Status << "kfuse: wrote " << ReportDir
            << "/tuning-report.md, evaluation.md, tuning.yaml and charts";
-    if (!Fused.empty())
-      Status << "; the winning variants to " << (ToStdout ? "standard output" : Output);
+    Status << (File.Kernels.empty() ? "; no fused kernel (none wins) to "
+                                    : "; the winning variants to ")
+           << (ToStdout ? "standard output" : Output);
     Status << "\n";
     return 0;
   }

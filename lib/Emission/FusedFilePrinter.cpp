@@ -713,6 +713,8 @@ std::string printFusedFile(const FusedFile &File) {
   if (Persistent)
     OS << "#include <atomic>\n";
   OS << "\n";
+  if (File.Kernels.empty())
+    OS << "// No fused kernel: the measurements keep every fusion's original launches.\n\n";
   for (const Preamble &P : File.Preambles) {
     if (P.Whole)
       OS << "// ---- " << P.Origin << ", whole: this file is compiled in its place ----\n";

@@ -4,6 +4,8 @@
 
 #include "kfuse/Config/Config.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -76,7 +78,9 @@ bool splitRecord(const std::string &Line, std::vector<std::string> &Fields) {
 /// "1,234.5" -> 1234.5; nothing for text that is no number.
 std::optional<double> number(std::string Text) {
   Text.erase(std::remove(Text.begin(), Text.end(), ','), Text.end());
-  if (Text.empty())
+  // Decimal only, as ncu writes numbers: strtod also reads hex ("0x1p4"),
+  // blanks and "infinity", none of which a profile holds.
+  if (Text.empty() || Text.find_first_not_of("0123456789.eE+-") != std::string::npos)
     return std::nullopt;
   char *End = nullptr;
   double V = std::strtod(Text.c_str(), &End);
@@ -205,7 +209,8 @@ private:
   unsigned HeaderLine = 0;
   bool Details = false;
   std::vector<Launch> Launches;
-  std::map<std::string, size_t> ById; ///< Details page: launch by "ID".
+  std::map<std::string, size_t> ById;                ///< Details page: launch by "ID".
+  std::vector<std::vector<std::string>> FirstFields; ///< Each launch's first row.
   ProfileResult Result;
 
   void problem(unsigned Line, const std::string &What) {
@@ -229,6 +234,17 @@ private:
       if (const std::string *B = field(F, "Block Size"))
         L.Block = checkedDims(*B, MaxBlockDims, MaxBlockThreads, "block", Line);
       Launches.push_back(std::move(L));
+      FirstFields.push_back(F);
+      return Launches.back();
+    }
+    // Every row of a launch describes the same launch: a row that names
+    // another kernel or size would otherwise go unread and unchecked.
+    const std::vector<std::string> &First = FirstFields[It->second];
+    for (const char *Name : {"Kernel Name", "Grid Size", "Block Size"}) {
+      auto C = Column.find(Name);
+      if (C != Column.end() && F[C->second] != First[C->second])
+        problem(Line, "launch " + Key + " has the " + llvm::StringRef(Name).lower() + " '" +
+                          F[C->second] + "' here and '" + First[C->second] + "' in its first row");
     }
     return Launches[It->second];
   }

@@ -2,6 +2,7 @@
 
 #include "kfuse/Tuning/Selection.h"
 
+#include "kfuse/Config/Config.h"
 #include "kfuse/Tuning/Chart.h"
 
 #include "kfuse/Diagnostics/InputFiles.h"
@@ -284,14 +285,24 @@ std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Probl
   TuneResults R;
   if (!fromJSON(*Root, R, Path))
     return Fail(0, 0, llvm::toString(Path.getError()));
-  // Its charts and verdicts are named by the fusion: two would be one.
+  // Its charts and verdicts are named by the fusion: two would be one, and a
+  // name that is not the config's kind ("../x", a NUL) would name a file
+  // outside the report.
   std::map<std::string, size_t> Seen;
-  for (size_t I = 0; I < R.Fusions.size(); ++I)
+  for (size_t I = 0; I < R.Fusions.size(); ++I) {
+    if (!isIdentifier(R.Fusions[I].Fusion)) {
+      std::string Quoted; // As JSON spells it: a NUL or newline stays visible.
+      llvm::raw_string_ostream(Quoted) << llvm::json::Value(R.Fusions[I].Fusion);
+      return Fail(0, 0,
+                  "results.fusions[" + std::to_string(I) + "].fusion is " + Quoted +
+                      "; expected a fusion name of the config (a C identifier)");
+    }
     if (auto [J, New] = Seen.try_emplace(R.Fusions[I].Fusion, I); !New)
       return Fail(0, 0,
                   "fusion '" + R.Fusions[I].Fusion + "' is measured twice (results.fusions[" +
                       std::to_string(J->second) + "] and results.fusions[" + std::to_string(I) +
                       "]); merge the runs into one file of each fusion once");
+  }
   return R;
 }
 

@@ -217,6 +217,10 @@ struct ConfigResult {
 /// anchors the relative paths of kernel files.
 ConfigResult parseConfig(const std::string &Text, const std::string &Path);
 
+/// Whether \p S is a C identifier: what kernel and fusion names must be, as
+/// they name emitted functions and the files of a fusion's report.
+bool isIdentifier(const std::string &S);
+
 } // namespace kfuse
 
 #endif
