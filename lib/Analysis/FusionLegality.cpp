@@ -182,11 +182,12 @@ private:
     return "uses shared memory";
   }
 
-  /// Why \p C cannot be inlined, or nothing.
+  /// Why \p C can be neither inlined nor called as a copy the section
+  /// defines (C.lowering() says which it needs), or nothing.
   std::optional<std::string> obstacle(const CallSite &C) const {
     const clang::FunctionDecl *F = C.Callee;
-    if (C.Position == CallPosition::Unsupported)
-      return C.NotHoistable;
+    if (C.lowering() == CallLowering::SectionCopy && *C.NotCopyable)
+      return std::string(C.NotCopyable);
     if (C.Effect.InSystemHeader)
       return "it belongs to the CUDA toolkit, which kfuse does not inline";
     if (!F->getDefinition())
@@ -197,8 +198,6 @@ private:
       return "it is virtual, so the call may run another function";
     if (F->isVariadic())
       return "it takes a variable number of arguments";
-    if (F->getReturnType()->isReferenceType())
-      return "it returns a reference";
     if (const clang::TemplateArgumentList *Args = F->getTemplateSpecializationArgs())
       for (const clang::TemplateArgument &A : Args->asArray())
         if (A.getKind() != clang::TemplateArgument::Type &&

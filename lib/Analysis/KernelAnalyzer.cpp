@@ -480,6 +480,7 @@ public:
       Effect = Effects.effectOf(Callee);
     CallSite Site{Call, Callee, Effect};
     placeCall(Site);
+    Site.NotCopyable = copyObstacle(Site);
     Model.Calls.push_back(Site);
     return true;
   }
@@ -599,11 +600,39 @@ private:
     return Parents[0].get<Stmt>();
   }
 
+  /// The lambdas whose bodies hold \p S, innermost first, up to the function
+  /// being analyzed. A lambda's body hangs off its call operator, not off
+  /// the lambda expression.
+  std::vector<const CXXRecordDecl *> lambdasAround(const Stmt &S) const {
+    std::vector<const CXXRecordDecl *> Found;
+    DynTypedNodeList Parents = Ctx.getParents(S);
+    while (!Parents.empty()) {
+      const DynTypedNode &Up = Parents[0];
+      if (const auto *Method = Up.get<CXXMethodDecl>();
+          Method && Method->getParent()->isLambda() &&
+          (Found.empty() || Found.back() != Method->getParent()))
+        Found.push_back(Method->getParent());
+      else if (const auto *F = Up.get<FunctionDecl>(); F && !isa<CXXMethodDecl>(F))
+        break;
+      else if (const auto *Lambda = Up.get<LambdaExpr>();
+               Lambda && (Found.empty() || Found.back() != Lambda->getLambdaClass()))
+        Found.push_back(Lambda->getLambdaClass());
+      Parents = Ctx.getParents(Up);
+    }
+    return Found;
+  }
+
   /// Walks from the call up to the statement it belongs to, noting whether
   /// that statement evaluates it exactly once, before what depends on it.
   void placeCall(CallSite &Site) const {
     const Expr *Whole = cast<Expr>(outermost(Site.Call));
     Site.Whole = Whole;
+    // An inlined body cannot land in a lambda's statements: the lambda may
+    // not capture the section's view of the block, and its returns are its own.
+    if (!lambdasAround(*Whole).empty()) {
+      Site.NotHoistable = "it is inside a lambda";
+      return;
+    }
     if (standsAlone(Whole)) {
       Site.Position = CallPosition::Statement;
       Site.Site = Whole;
@@ -621,9 +650,6 @@ private:
           Site.NotHoistable = "it is one branch of a conditional operator";
           return;
         }
-      } else if (isa<LambdaExpr>(Parent)) {
-        Site.NotHoistable = "it is inside a lambda";
-        return;
       } else if (isa<ForStmt, WhileStmt, DoStmt>(Parent)) {
         const auto *For = dyn_cast<ForStmt>(Parent);
         if (For && For->getInit() == Child)
@@ -647,6 +673,28 @@ private:
         return;
       }
     }
+  }
+
+  /// Why the section could not call a copy of the callee in place of this
+  /// call: a lambda around it that would not capture the copy, or an object
+  /// whose address the copy cannot take.
+  const char *copyObstacle(const CallSite &Site) const {
+    for (const CXXRecordDecl *Lambda : lambdasAround(*Site.Call))
+      if (Lambda->getLambdaCaptureDefault() == LCD_None)
+        return "it is inside a lambda that captures nothing by default, so it cannot call a "
+               "copy of the function the kernel's section defines";
+    const Expr *Object = nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Site.Call)) {
+      const auto *Callee = dyn_cast<MemberExpr>(Member->getCallee()->IgnoreParens());
+      if (!Callee || !Callee->isArrow())
+        Object = Member->getImplicitObjectArgument();
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Site.Call);
+               Op && isa_and_nonnull<CXXMethodDecl>(Site.Callee) && Op->getNumArgs() > 0) {
+      Object = Op->getArg(0);
+    }
+    if (Object && !isa<CXXThisExpr>(Object->IgnoreParenImpCasts()) && !Object->isLValue())
+      return "its object is a temporary, whose address a copy of the function cannot take";
+    return "";
   }
 
   static void hoist(CallSite &Site, const Stmt *Statement) {

@@ -79,6 +79,13 @@ std::vector<unsigned> KernelModel::asmBarrierIds() const {
   return Ids;
 }
 
+CallLowering CallSite::lowering() const {
+  if (Position == CallPosition::Unsupported ||
+      (Callee && Callee->getReturnType()->isReferenceType()))
+    return CallLowering::SectionCopy;
+  return CallLowering::Inline;
+}
+
 std::vector<const CallSite *> KernelModel::callsToInline() const {
   std::vector<const CallSite *> Result;
   for (const CallSite &C : Calls)

@@ -21,6 +21,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
+#include <set>
+
 namespace kfuse {
 
 namespace {
@@ -216,6 +219,8 @@ private:
 
   std::string calls(const KernelModel &M) const {
     std::map<std::string, std::string> ByCallee;
+    // How the fused kernel keeps each callee's calls: inlined, copied, or both.
+    std::map<std::string, std::set<CallLowering>> Lowerings;
     for (const CallSite &C : M.Calls) {
       if (!C.Callee || SM.isInSystemHeader(C.Callee->getLocation())) {
         if (C.Effect.touchesBlock() || C.Effect.Unknown || C.Effect.GroupCall || !C.Callee)
@@ -223,14 +228,20 @@ private:
               effect(C.Effect);
         continue;
       }
-      std::string Effect = effect(C.Effect);
+      std::string Name = C.Callee->getQualifiedNameAsString();
+      ByCallee[Name] = effect(C.Effect);
       if (C.Effect.touchesBlock() && !C.Effect.GroupCall)
-        Effect = "inlined: " + Effect;
-      ByCallee[C.Callee->getQualifiedNameAsString()] = Effect;
+        Lowerings[Name].insert(C.lowering());
     }
     std::string S;
-    for (const auto &[Callee, Effect] : ByCallee)
-      S += (S.empty() ? "" : ", ") + Callee + " (" + Effect + ")";
+    for (const auto &[Callee, Effect] : ByCallee) {
+      std::string How;
+      if (auto It = Lowerings.find(Callee); It != Lowerings.end())
+        How = It->second.size() > 1                              ? "inlined and copied: "
+              : *It->second.begin() == CallLowering::SectionCopy ? "copied: "
+                                                                 : "inlined: ";
+      S += (S.empty() ? "" : ", ") + Callee + " (" + How + Effect + ")";
+    }
     return S.empty() ? "none" : S;
   }
 

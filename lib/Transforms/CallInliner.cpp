@@ -20,9 +20,11 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace kfuse {
 namespace {
@@ -124,6 +126,18 @@ std::string inlineName(const clang::FunctionDecl &F) {
   return identifierFrom(Base);
 }
 
+/// The object of a member call (null when the call names none), and
+/// whether the call reaches it through a pointer (`p->f()`).
+std::pair<const clang::Expr *, bool> objectOf(const CallSite &C) {
+  if (const auto *Member = llvm::dyn_cast<clang::CXXMemberCallExpr>(C.Call)) {
+    const auto *Callee = llvm::dyn_cast<clang::MemberExpr>(Member->getCallee()->IgnoreParens());
+    return {Member->getImplicitObjectArgument(), Callee && Callee->isArrow()};
+  }
+  if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(C.Call))
+    return {Op->getArg(0), false};
+  return {nullptr, false};
+}
+
 class BodyRewriter {
 public:
   /// \p ThisName names the pointer that stands for `this` in the body of a
@@ -156,7 +170,7 @@ public:
     Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);
     Ok &= replaceAccesses();
     for (const CallSite *C : Model.callsToInline())
-      Ok &= inlineCall(*C);
+      Ok &= C->lowering() == CallLowering::SectionCopy ? callCopy(*C) : inlineCall(*C);
     Ok &= placeHoisted();
     Ok &= rewriteReturns(Model, Returns, Edits);
     for (const clang::CompoundStmt *C : Model.DiscardedBranches)
@@ -196,16 +210,7 @@ private:
   /// (the object is still evaluated).
   std::string bindObject(const CallSite &C, const clang::CXXMethodDecl &Method,
                          const std::string &Name, const std::string &Pointer) {
-    const clang::Expr *Object = nullptr;
-    bool Arrow = false;
-    if (const auto *Member = llvm::dyn_cast<clang::CXXMemberCallExpr>(C.Call)) {
-      Object = Member->getImplicitObjectArgument();
-      if (const auto *Callee =
-              llvm::dyn_cast<clang::MemberExpr>(Member->getCallee()->IgnoreParens()))
-        Arrow = Callee->isArrow();
-    } else if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(C.Call)) {
-      Object = Op->getArg(0);
-    }
+    auto [Object, Arrow] = objectOf(C);
     const KernelModel &Body = Ctx.Helpers.of(Method);
     bool Used = !Body.ExplicitThis.empty() || !Body.ImplicitMembers.empty();
     std::string Text, Address;
@@ -309,6 +314,78 @@ private:
     if (CalleeModel.Returns.empty())
       return Text + *Body + "\n}";
     return Text + *Body + "\n" + CalleeReturns.EndLabel + ":;\n}";
+  }
+
+  /// The address of the object of a member call: what `this` is in the callee.
+  std::string objectAddress(const CallSite &C) {
+    auto [Object, Arrow] = objectOf(C);
+    if (!Object || llvm::isa<clang::CXXThisExpr>(Object->IgnoreParenImpCasts()))
+      return ThisName; // A member calling another member of its object.
+    std::string Text = Edits.rewrittenText(Object->getSourceRange());
+    return Arrow ? "(" + Text + ")" : "&(" + Text + ")";
+  }
+
+  /// The call becomes a call of the section's copy of its callee, with the
+  /// same arguments (the object's address first for a member).
+  bool callCopy(const CallSite &C) {
+    const clang::FunctionDecl &Callee = *C.Callee->getDefinition();
+    if (std::find(Inlining.begin(), Inlining.end(), &Callee) != Inlining.end())
+      return false; // Reported by the legality checks.
+    std::optional<std::string> Name = copyOf(Callee);
+    if (!Name)
+      return false;
+    std::vector<std::string> Args;
+    unsigned Skip = 0;
+    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(&Callee);
+        Method && Method->isInstance()) {
+      Args.push_back(objectAddress(C));
+      Skip = llvm::isa<clang::CXXOperatorCallExpr>(C.Call) ? 1 : 0;
+    }
+    for (unsigned I = 0; I < Callee.getNumParams(); ++I)
+      Args.push_back(argumentText(*C.Call, I + Skip, *Callee.getParamDecl(I)));
+    return Edits.replaceRange(C.Call->getSourceRange(), *Name + "(" + llvm::join(Args, ", ") + ")",
+                              Callee.getNameAsString());
+  }
+
+  /// The name of the section's copy of \p Callee, a lambda that captures
+  /// the section's view of the block, defined on first use: its parameters
+  /// keep their types, its body is rewritten as an inlined body is, and its
+  /// returns stay returns.
+  std::optional<std::string> copyOf(const clang::FunctionDecl &Callee) {
+    if (auto It = Ctx.CopyNames.find(&Callee); It != Ctx.CopyNames.end())
+      return It->second;
+    std::string Base = inlineName(Callee);
+    std::vector<std::string> Params;
+    std::string CopyThis;
+    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(&Callee);
+        Method && Method->isInstance()) {
+      CopyThis = Ctx.Names.allocate(Base + "_this");
+      Params.push_back(print(Method->getThisType(), AST, CopyThis));
+    }
+    RenameMap Names;
+    for (const clang::ParmVarDecl *P : Callee.parameters()) {
+      Names[P] = Ctx.Names.allocate(Base + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
+      Params.push_back(print(P->getType(), AST, Names[P]));
+    }
+    // The copy stands where the section begins, so none of the locals of
+    // the bodies that call it can capture its names.
+    auto KeptLocals = std::exchange(Ctx.KeptLocals, {});
+    ReturnPlan Returns;
+    Inlining.push_back(&Callee);
+    std::optional<std::string> Body =
+        BodyRewriter(Ctx.Helpers.of(Callee), Base, Names, Returns, Ctx, Inlining, CopyThis).run();
+    Inlining.pop_back();
+    Ctx.KeptLocals = std::move(KeptLocals);
+    if (!Body)
+      return std::nullopt;
+    std::string Name = Ctx.Names.allocate(Base + "_copy");
+    Ctx.CopyNames[&Callee] = Name;
+    Ctx.Copies.push_back("// A copy of '" + Callee.getQualifiedNameAsString() + "' (" +
+                         origin(Callee) + "), called where its body cannot be inlined.\n" +
+                         "const auto " + Name + " = [&](" + llvm::join(Params, ", ") + ") -> " +
+                         print(Callee.getReturnType(), AST) + " {\n" +
+                         templateArgumentDeclarations(Callee) + *Body + "\n};");
+    return Name;
   }
 
   /// Inlined bodies to put before each statement that calls were hoisted out of.

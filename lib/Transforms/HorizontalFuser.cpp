@@ -396,6 +396,8 @@ public:
       S.Declarations.push_back(Declaration + ";");
     for (const std::string &Callee : Ctx.BarriersInMacros)
       S.Declarations.push_back(barrierShadow(Ctx, Callee));
+    // After every name they may read: the view of the block, the shadows.
+    S.Declarations.insert(S.Declarations.end(), Ctx.Copies.begin(), Ctx.Copies.end());
     std::string Text = S.Body;
     for (const std::string &D : S.Declarations)
       Text += "\n" + D;

@@ -2,7 +2,7 @@
 //
 // In a kernel a return jumps to the end of the kernel's part, so the thread
 // goes on to the launcher's end; in an inlined function it stores the value
-// and jumps to the end of the inlined body.
+// and jumps to the end of the inlined body; in a copy of a function it stays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,15 @@ bool rewriteReturns(const KernelModel &Model, const ReturnPlan &Plan, EditSet &E
   for (const Return &R : Model.Returns) {
     const clang::Expr *Value = R.Stmt->getRetValue();
     auto Prefix = Plan.Prefixes.find(R.Stmt);
+    if (Plan.EndLabel.empty()) {
+      // A copy of a function returns as the function did.
+      if (Prefix != Plan.Prefixes.end())
+        Ok &= Edits.replaceStatement(*R.Stmt,
+                                     "{\n" + Prefix->second +
+                                         Edits.rewrittenText(R.Stmt->getSourceRange()) + ";\n}",
+                                     "return");
+      continue;
+    }
     if (!Value && Prefix == Plan.Prefixes.end()) {
       Ok &= Edits.replaceRange(R.Stmt->getSourceRange(), "goto " + Plan.EndLabel, "return");
       continue;

@@ -104,6 +104,16 @@ enum class CallPosition {
   Unsupported, ///< Evaluated conditionally or repeatedly; see NotHoistable.
 };
 
+/// How a call whose callee touches the block reaches the kernel's section.
+enum class CallLowering {
+  /// The callee's body replaces the call (CallPosition says where).
+  Inline,
+  /// The call stays a call, of a copy of the callee that the section defines
+  /// (a lambda that sees the section's view of the block): where the call
+  /// cannot be hoisted, or the callee returns a reference.
+  SectionCopy,
+};
+
 struct CallSite {
   const clang::CallExpr *Call;
   const clang::FunctionDecl *Callee;
@@ -115,6 +125,9 @@ struct CallSite {
   const clang::Stmt *Site = nullptr;
   /// Why the call cannot be hoisted, for Unsupported.
   const char *NotHoistable = "";
+  /// Why the section cannot call a copy of the callee here; empty if it can.
+  const char *NotCopyable = "";
+  CallLowering lowering() const;
 };
 
 /// An object's construction or destruction: a call kfuse does not inline,

@@ -66,6 +66,11 @@ struct SectionContext {
   std::map<const clang::Expr *, std::string> Replaced{};
   /// Names renamed inside the bodies of macros the section expands.
   MacroBodyEdits MacroBodies{};
+  /// Definitions of the copies of functions the section calls rather than
+  /// inlines (CallLowering::SectionCopy), each after the copies it calls.
+  std::vector<std::string> Copies{};
+  /// The name of each function's copy.
+  std::map<const clang::FunctionDecl *, std::string> CopyNames{};
 };
 
 /// The text that waits at the kernel's barrier in place of a call to
@@ -108,14 +113,15 @@ std::string templateArgumentDeclarations(const clang::FunctionDecl &F);
 
 /// What a return becomes.
 struct ReturnPlan {
-  std::string EndLabel;   ///< Where a return jumps.
+  std::string EndLabel;   ///< Where a return jumps; empty where returns stay (a copy).
   std::string ResultName; ///< Where a returned value goes; empty to drop it.
   /// Statements that must run before a return's value is read: calls inlined
   /// out of it.
   std::map<const clang::ReturnStmt *, std::string> Prefixes;
 };
 
-/// Turns each return into a jump to the end of the body.
+/// Turns each return into a jump to the end of the body, or, in a copy,
+/// puts the calls inlined out of a return before it.
 bool rewriteReturns(const KernelModel &Model, const ReturnPlan &Plan, EditSet &Edits);
 
 /// The body of \p Model (a kernel or a function being inlined) with every
