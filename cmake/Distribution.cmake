@@ -54,19 +54,32 @@ target_link_libraries(kfuse-dist PRIVATE
   -Wl,--start-group ${kfuse_archives} ${KFUSE_CLANG_ARCHIVES} ${llvm_names}
   ${KFUSE_YAML_ARCHIVE} ${KFUSE_ZSTD_ARCHIVE} ${KFUSE_ZLIB_ARCHIVE} -Wl,--end-group
   -static-libstdc++ -static-libgcc -lpthread -ldl -lrt -lm)
-set_target_properties(kfuse-dist PROPERTIES OUTPUT_NAME kfuse EXPORT_NAME kfuse
-                      RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/dist/bin)
+# Built under its target's name: an output named kfuse would also be the
+# name of CMake's Ninja alias for it, which then builds this binary for
+# `ninja kfuse` instead of bin/kfuse. It is installed as bin/kfuse.
+set_target_properties(kfuse-dist PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/dist)
 
-install(TARGETS kfuse-dist EXPORT kfuseDistTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+install(PROGRAMS $<TARGET_FILE:kfuse-dist> DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME kfuse
         COMPONENT dist EXCLUDE_FROM_ALL)
+# kfuse::kfuse of the installed archive, found from the package's own place.
+file(RELATIVE_PATH kfuse_package_to_prefix /prefix/${KFUSE_PACKAGE_DIR} /prefix)
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/cmake/dist/kfuseTargets.cmake CONTENT [[
+# kfuse::kfuse: the self-contained kfuse installed beside this package.
+get_filename_component(_kfuse_prefix "${CMAKE_CURRENT_LIST_DIR}/@kfuse_package_to_prefix@" ABSOLUTE)
+if(NOT TARGET kfuse::kfuse)
+  add_executable(kfuse::kfuse IMPORTED)
+  set_target_properties(kfuse::kfuse PROPERTIES
+                        IMPORTED_LOCATION "${_kfuse_prefix}/@CMAKE_INSTALL_BINDIR@/kfuse")
+endif()
+unset(_kfuse_prefix)
+]] @ONLY)
 # The whole include directory: host headers reach the x86 intrinsics and
 # <stddef.h> as well as the CUDA wrappers. lib/, not CMAKE_INSTALL_LIBDIR:
 # kfuse looks where clang does, <bin>/../lib/clang/<major>.
 install(DIRECTORY ${KFUSE_CLANG_RESOURCE_DIR}/include/
         DESTINATION lib/clang/${LLVM_VERSION_MAJOR}/include COMPONENT dist EXCLUDE_FROM_ALL)
-install(EXPORT kfuseDistTargets NAMESPACE kfuse:: FILE kfuseTargets.cmake
-        DESTINATION ${KFUSE_PACKAGE_DIR} COMPONENT dist EXCLUDE_FROM_ALL)
-install(FILES ${PROJECT_BINARY_DIR}/cmake/kfuseConfig.cmake
+install(FILES ${PROJECT_BINARY_DIR}/cmake/dist/kfuseTargets.cmake
+              ${PROJECT_BINARY_DIR}/cmake/kfuseConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/kfuseConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/kfuseFusion.cmake
         DESTINATION ${KFUSE_PACKAGE_DIR} COMPONENT dist EXCLUDE_FROM_ALL)

@@ -14,7 +14,9 @@ build=$(cd "${1:-$root/build}" && pwd)
 cmake --build "$build" --target kfuse-dist -j "$(nproc)"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-cmake --install "$build" --component dist --prefix "$stage/kfuse" --strip > "$stage/install.log"
+cmake --install "$build" --component dist --prefix "$stage/kfuse" > "$stage/install.log"
+# Installed as a program (renamed from kfuse-dist), which --strip leaves.
+strip "$stage/kfuse/bin/kfuse"
 # The version the packaged binary itself reports: it must run to be named.
 version=$("$stage/kfuse/bin/kfuse" --version | sed -n 's/^kfuse //p')
 [ -n "$version" ] || { echo "package.sh: the packaged kfuse does not run" >&2; exit 1; }

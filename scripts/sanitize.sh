@@ -58,10 +58,7 @@ start=$SECONDS
 echo "== sanitize: $generator build in $build (jobs $jobs, $([ $quick = 1 ] && echo quick || echo full))"
 cmake -S "$root" -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKFUSE_SANITIZE=ON
 # The default target: kfuse's libraries, bin/kfuse and test/kfuse-unittests
-# (and nothing else). Not `--target kfuse`: under Ninja that name is also the
-# alias of kfuse-dist's output (cmake/Distribution.cmake gives it OUTPUT_NAME
-# kfuse), which CMake's Ninja generator binds to dist/bin/kfuse, so bin/kfuse,
-# the binary lit runs, was never built.
+# (and nothing else, not the statically linked kfuse-dist).
 cmake --build "$build" -j "$jobs"
 echo "== sanitize: built in $((SECONDS - start)) s"
 
