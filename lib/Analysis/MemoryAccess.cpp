@@ -1411,9 +1411,15 @@ private:
     case Stmt::CXXBoolLiteralExprClass:
     case Stmt::ImaginaryLiteralClass:
     case Stmt::FixedPointLiteralClass:
+    case Stmt::SourceLocExprClass:
+      // __builtin_FILE(), __builtin_FUNCTION(), __builtin_source_location():
+      // a pointer to constant data, as a string literal decays to (a newer
+      // glibc's assert() passes them to __assert_fail); __builtin_LINE(): a number.
+      if (E->getType()->isPointerType())
+        return {{}, Places{}};
+      return {};
     case Stmt::StringLiteralClass:
     case Stmt::PredefinedExprClass:
-    case Stmt::SourceLocExprClass:
     case Stmt::ImplicitValueInitExprClass:
     case Stmt::CXXScalarValueInitExprClass:
       return {};
