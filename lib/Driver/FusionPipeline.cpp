@@ -228,7 +228,8 @@ bool FusionPipeline::warpgroupAligned(const FusionSpec &F, const std::vector<Fus
   return false;
 }
 
-std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use) {
+std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use,
+                                                const HeaderMirror *Mirror) {
   std::vector<Preamble> Result;
   const FileRenames None;
   // Preambles share one file; with their kernels each is a file of its own.
@@ -247,7 +248,7 @@ std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, Pr
     PreambleHistory Alone;
     if (std::optional<ExtractedPreamble> P =
             extractPreamble(*Unit, OutputDir, Renamed, *DeviceVariablesOf.at(Unit), Diags,
-                            Use == PreambleUse::Originals ? Alone : Shared, Use))
+                            Use == PreambleUse::Originals ? Alone : Shared, Use, Mirror))
       Result.push_back({Spec->File, std::move(P->Text)});
   }
   return Result;

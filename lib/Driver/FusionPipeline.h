@@ -67,7 +67,8 @@ public:
   /// tuning harness, nothing is renamed with PreambleUse::Originals (each
   /// file then compiles on its own).
   std::vector<Preamble> preambles(const std::string &OutputDir,
-                                  PreambleUse Use = PreambleUse::Fused);
+                                  PreambleUse Use = PreambleUse::Fused,
+                                  const HeaderMirror *Mirror = nullptr);
 
   /// In the fused file, include \p Copy where the whole \p File (absolute)
   /// would be: the rewritten copy of a file the config replaces.

@@ -34,6 +34,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -163,6 +164,8 @@ private:
   /// Names the bundle's marker lists: what an earlier bundle in the
   /// directory wrote, which the next one may replace or remove.
   static constexpr const char *BundleMarker = ".kfuse-bundle";
+  /// The bundle's folder of copies of the project's files.
+  static constexpr const char *SourcesFolder = "src";
 
   /// Whether kfuse may write a bundle to \p Dir: a new or empty directory,
   /// or one whose marker says kfuse wrote it. Returns the files an earlier
@@ -201,25 +204,87 @@ private:
     llvm::SmallVector<llvm::StringRef> Lines;
     In.Buffer->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
     for (llvm::StringRef Line : llvm::drop_begin(Lines))
-      // Only plain names of the directory: a marker is no licence to reach out.
-      if (!Line.contains('/') && Line != "." && Line != "..")
+      // Only names inside the directory: a marker is no licence to reach out.
+      if (insideBundle(Line))
         Earlier.insert(Line.str());
     return Earlier;
   }
 
+  /// Whether \p Name is a plain name of the bundle, or a path under its
+  /// copies of the sources without a '.' or '..' step.
+  static bool insideBundle(llvm::StringRef Name) {
+    llvm::SmallVector<llvm::StringRef> Steps;
+    Name.split(Steps, '/');
+    if (Steps.size() > 1 && Steps.front() != SourcesFolder)
+      return false;
+    return llvm::none_of(Steps,
+                         [](llvm::StringRef S) { return S.empty() || S == "." || S == ".."; });
+  }
+
   /// Refuses a bundle file that is a symbolic link: writing it would
   /// follow the link out of the bundle.
+  /// The first symbolic link among \p Name in \p Dir and the folders on
+  /// the way to it (the sources' copies), or nothing.
+  static std::optional<std::string> linkOnTheWay(const std::string &Dir, const std::string &Name) {
+    for (size_t End = Name.find('/');; End = Name.find('/', End + 1)) {
+      std::string Part = Name.substr(0, End);
+      if (llvm::sys::fs::is_symlink_file(Dir + "/" + Part))
+        return Part;
+      if (End == std::string::npos)
+        return std::nullopt;
+    }
+  }
+
   bool noLinksAmong(const std::string &Dir, const std::map<std::string, std::string> &Files) {
     for (const auto &[Name, Text] : Files)
-      if (llvm::sys::fs::is_symlink_file(Dir + "/" + Name)) {
-        Diags.report(ID::BundleDirectory)
-            << Dir
-            << "'" + Name +
-                   "' in it is a symbolic link, which kfuse does not follow "
-                   "out of its bundle";
+      if (std::optional<std::string> Link = linkOnTheWay(Dir, Name)) {
+        Diags.report(ID::BundleDirectory) << Dir
+                                          << "'" + *Link +
+                                                 "' in it is a symbolic link, which kfuse does "
+                                                 "not follow out of its bundle";
         return false;
       }
     return true;
+  }
+
+  /// The project's files the inputs read (the kernels' files and the
+  /// headers they include, not the toolkit's or the system's): real path
+  /// and the text kfuse parsed.
+  static std::map<std::string, std::string>
+  projectFiles(const std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs) {
+    std::map<std::string, std::string> Files;
+    for (const auto &[Spec, Unit] : Inputs) {
+      clang::SourceManager &SM = Unit->getSourceManager();
+      for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+        clang::FileEntryRef File = It->first;
+        llvm::StringRef Real = File.getFileEntry().tryGetRealPathName();
+        clang::FileID Entered = SM.translateFile(File);
+        // Not kfuse's own shims either, which exist only in its parse.
+        if (Real.empty() || !llvm::sys::fs::exists(Real) || Entered.isInvalid() ||
+            SM.isInSystemHeader(SM.getLocForStartOfFile(Entered)))
+          continue;
+        if (std::optional<llvm::MemoryBufferRef> Text = SM.getMemoryBufferForFileOrNone(File))
+          Files.emplace(std::filesystem::path(Real.str()).lexically_normal().string(),
+                        Text->getBuffer().str());
+      }
+    }
+    return Files;
+  }
+
+  /// The deepest folder holding every one of \p Paths (absolute).
+  static std::string commonFolder(const std::vector<std::string> &Paths) {
+    std::filesystem::path Common;
+    for (const std::string &P : Paths) {
+      std::filesystem::path Path(P);
+      if (Common.empty()) {
+        Common = Path.parent_path();
+        continue;
+      }
+      while (Common != Common.root_path() && (Path.lexically_relative(Common).empty() ||
+                                              *Path.lexically_relative(Common).begin() == ".."))
+        Common = Common.parent_path();
+    }
+    return Common.empty() ? "/" : Common.string();
   }
 
   bool writeBundle(FusionPipeline &Pipeline, const std::string &Dir) {
@@ -229,7 +294,18 @@ private:
     std::map<std::string, std::string> Files;
     std::vector<TuneFusion> Fusions;
     std::map<const clang::ASTUnit *, std::vector<TuneKernel>> Natives;
-    std::vector<Preamble> Preambles = Pipeline.preambles(Dir, PreambleUse::Measured);
+    // The bundle carries copies of the project's files under src/, laid out
+    // as in their common folder, so the bundle alone compiles on a GPU machine.
+    std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs = Pipeline.inputs();
+    std::map<std::string, std::string> Sources = projectFiles(Inputs);
+    std::vector<std::string> Dirs = includeDirs(Inputs);
+    std::vector<std::string> Everything = Dirs;
+    for (const auto &[Path, Text] : Sources)
+      Everything.push_back(Path);
+    HeaderMirror Mirror{commonFolder(Everything), absolutePath(Dir) + "/" + SourcesFolder};
+    for (const auto &[Path, Text] : Sources)
+      Files[relativePath(Mirror.map(Path), Dir)] = Text;
+    std::vector<Preamble> Preambles = Pipeline.preambles(Dir, PreambleUse::Measured, &Mirror);
     // Each fusion has tens of variants to fuse: on a terminal, which one is
     // being written; nothing in a log.
     Progress Writing(llvm::errs(), "kfuse tune", Pipeline.size(), !llvm::errs().is_displayed());
@@ -304,12 +380,14 @@ private:
     Writing.finish("fused the variants of " + std::to_string(Fusions.size()) + " fusions");
     if (Diags.errorCount() != 0)
       return false;
-    std::vector<Preamble> Originals = Pipeline.preambles(Dir, PreambleUse::Originals);
-    std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs = Pipeline.inputs();
+    std::vector<Preamble> Originals = Pipeline.preambles(Dir, PreambleUse::Originals, &Mirror);
     for (size_t I = 0; I < Inputs.size() && I < Originals.size(); ++I)
       Files["originals_" + std::to_string(I) + ".cu"] =
           printOriginalsSource(Originals[I], Natives[Inputs[I].second]);
-    Files["include_dirs.txt"] = includeDirs(Inputs, Dir);
+    std::string DirLines;
+    for (const std::string &D : Dirs)
+      DirLines += relativePath(Mirror.map(D), Dir) + "\n";
+    Files["include_dirs.txt"] = DirLines;
     Files["tune_spec.h"] = printTuneSpec(Fusions);
     Files["tune_harness.cu"] = tuneHarnessSource();
     Files["kfuse_occupancy.h"] = occupancyHeaderSource();
@@ -344,33 +422,29 @@ private:
                           const std::map<std::string, std::string> &Files) {
     for (const std::string &Name : Earlier) {
       std::string Path = Dir + "/" + Name;
-      if (!Files.count(Name) && !llvm::sys::fs::is_symlink_file(Path) &&
-          llvm::sys::fs::is_regular_file(Path))
+      if (!Files.count(Name) && !linkOnTheWay(Dir, Name) && llvm::sys::fs::is_regular_file(Path))
         llvm::sys::fs::remove(Path);
     }
   }
 
-  /// The inputs' own include directories (-I, -iquote), one per line and
-  /// relative to the bundle, so that the harness finds `<helper_cuda.h>`
-  /// where the build did when the bundle sits in the project's tree.
-  static std::string
-  includeDirs(const std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs,
-              const std::string &Dir) {
+  /// The inputs' own include directories (-I, -iquote), real paths, so that
+  /// the harness finds `<helper_cuda.h>` in the bundle's copies as the build
+  /// found it.
+  static std::vector<std::string>
+  includeDirs(const std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> &Inputs) {
     std::vector<std::string> Dirs;
     for (const auto &[Spec, Unit] : Inputs)
       for (const auto &E :
            Unit->getPreprocessor().getHeaderSearchInfo().getHeaderSearchOpts().UserEntries) {
+        llvm::SmallString<256> Real;
         if (E.IsFramework ||
-            (E.Group != clang::frontend::Angled && E.Group != clang::frontend::Quoted))
-          continue;
-        std::string Relative = relativePath(E.Path, Dir);
-        if (std::find(Dirs.begin(), Dirs.end(), Relative) == Dirs.end())
-          Dirs.push_back(Relative);
+            (E.Group != clang::frontend::Angled && E.Group != clang::frontend::Quoted) ||
+            llvm::sys::fs::real_path(E.Path, Real))
+          continue; // A folder that does not exist holds nothing to copy.
+        if (std::find(Dirs.begin(), Dirs.end(), std::string(Real)) == Dirs.end())
+          Dirs.push_back(std::string(Real));
       }
-    std::string Text;
-    for (const std::string &D : Dirs)
-      Text += D + "\n";
-    return Text;
+    return Dirs;
   }
 
   int runBundle(const std::string &Dir, const std::string &Results) {

@@ -101,10 +101,11 @@ enum class HostCallee {
 class Extractor {
 public:
   Extractor(ASTUnit &Unit, std::string OutputDir, const FileRenames &Renames,
-            const DeviceVariables &Variables, Reporter &Diags, PreambleUse Use)
+            const DeviceVariables &Variables, Reporter &Diags, PreambleUse Use,
+            const HeaderMirror *Mirror = nullptr)
       : Unit(Unit), SM(Unit.getSourceManager()), Rewriter(SM, Unit.getLangOpts()),
         OutputDir(std::move(OutputDir)), Renames(Renames), Variables(Variables), Diags(Diags),
-        Use(Use) {}
+        Use(Use), Mirror(Mirror) {}
 
   /// What the preamble keeps at namespace scope, without writing it.
   ExtractedPreamble definitions() {
@@ -140,6 +141,7 @@ private:
   const DeviceVariables &Variables;
   Reporter &Diags;
   PreambleUse Use;
+  const HeaderMirror *Mirror; ///< Where copies of the project's files travel; null: nowhere.
   ExtractedPreamble Result;
   std::vector<CharSourceRange> Dropped;
   /// Files holding a definition the fused file must leave out because the
@@ -893,6 +895,8 @@ private:
     std::filesystem::path Target(Include.getFile()->getFileEntry().tryGetRealPathName().str());
     if (Target.empty())
       return;
+    if (Mirror)
+      Target = Mirror->map(Target.lexically_normal().string());
     std::filesystem::path Relative =
         Target.lexically_relative(std::filesystem::absolute(OutputDir).lexically_normal());
     replaceDirective(Include, "#include \"" + Relative.generic_string() + "\"");
@@ -1018,11 +1022,19 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
   return {Plan.begin(), Plan.end()};
 }
 
+std::string HeaderMirror::map(const std::string &Path) const {
+  std::filesystem::path Relative = std::filesystem::path(Path).lexically_relative(From);
+  if (Relative.empty() || *Relative.begin() == "..")
+    return Path;
+  return (std::filesystem::path(To) / Relative).lexically_normal().string();
+}
+
 std::optional<ExtractedPreamble> extractPreamble(ASTUnit &Unit, const std::string &OutputDir,
                                                  const FileRenames &Renames,
                                                  const DeviceVariables &Variables, Reporter &Diags,
-                                                 PreambleHistory &History, PreambleUse Use) {
-  return Extractor(Unit, OutputDir, Renames, Variables, Diags, Use).run(History);
+                                                 PreambleHistory &History, PreambleUse Use,
+                                                 const HeaderMirror *Mirror) {
+  return Extractor(Unit, OutputDir, Renames, Variables, Diags, Use, Mirror).run(History);
 }
 
 } // namespace kfuse

@@ -82,14 +82,25 @@ std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>>
 planFileRenames(const std::vector<std::pair<clang::ASTUnit *, const DeviceVariables *>> &Units,
                 NameAllocator &Names, Reporter &Diags);
 
+/// Where the output finds the project's files when copies of them travel
+/// with it (a tuning bundle that compiles alone): a file under \p From is
+/// read from the same place under \p To. Absolute, normalized paths.
+struct HeaderMirror {
+  std::string From, To;
+  /// \p Path's place under To; \p Path itself when it is not under From.
+  std::string map(const std::string &Path) const;
+};
+
 /// The preamble of \p Unit for \p Use, placed after the preambles
 /// \p History describes, which it extends; null when \p Renames cannot be
 /// applied (a symbol to rename is spelled in a macro of another file),
-/// which is reported.
+/// which is reported. Its quoted includes name the project's headers from
+/// \p OutputDir, as \p Mirror places them when given.
 std::optional<ExtractedPreamble> extractPreamble(clang::ASTUnit &Unit, const std::string &OutputDir,
                                                  const FileRenames &Renames,
                                                  const DeviceVariables &Variables, Reporter &Diags,
-                                                 PreambleHistory &History, PreambleUse Use);
+                                                 PreambleHistory &History, PreambleUse Use,
+                                                 const HeaderMirror *Mirror = nullptr);
 
 } // namespace kfuse
 
