@@ -285,7 +285,6 @@ def listed_kernels(text):
 
 
 def sweep_config(path, kernels, directory, replace):
-    import yaml
     specs = [{"name": "partner", "file": str(directory / "partner.cu"),
               "kernel": "kfuse_sweep_partner", "block": [128]}]
     fusions = []
@@ -298,7 +297,8 @@ def sweep_config(path, kernels, directory, replace):
     if replace:
         config["replace"] = [str(path)]
     out = directory / ("config-replace.yaml" if replace else "config.yaml")
-    out.write_text(yaml.safe_dump(config, sort_keys=False))
+    # JSON is YAML too, for a machine without PyYAML (the GPU machine may lack it).
+    out.write_text(json.dumps(config, indent=1))
     return out
 
 
