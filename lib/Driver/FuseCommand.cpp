@@ -29,6 +29,7 @@
 #include "llvm/Support/Path.h"
 
 #include <map>
+#include <set>
 
 namespace kfuse {
 namespace {
@@ -61,9 +62,11 @@ int replacedFiles(const Config &C, const std::vector<const FusionSpec *> &Fusion
 /// The config's layout, or with measurements the one they chose.
 class FusionLayouts {
 public:
+  /// \p RewritesLaunches: the launches of a fusion the measurements keep
+  /// native stay as they are.
   FusionLayouts(const Config &C, const std::optional<std::string> &Path,
-                const std::optional<TuneResults> &Tuning, Reporter &Diags)
-      : C(C), Path(Path), Tuning(Tuning), Diags(Diags) {}
+                const std::optional<TuneResults> &Tuning, bool RewritesLaunches, Reporter &Diags)
+      : C(C), Path(Path), Tuning(Tuning), RewritesLaunches(RewritesLaunches), Diags(Diags) {}
 
   std::optional<FusionLayout> of(const FusionSpec &F, bool BlocksWait) {
     if (!Tuning) {
@@ -76,16 +79,23 @@ public:
     Verdict V = decide(*R);
     if (V.Fuse)
       return tunedLayout(V, *Path);
-    Diags.report(ID::TuningKeepsNative) << *Path << F.Name << V.Reason;
+    KeptNative.insert(F.Name);
+    Diags.report(RewritesLaunches ? ID::TuningKeepsLaunches : ID::TuningKeepsNative)
+        << *Path << F.Name << V.Reason;
     sayDefaultGrid(F, BlocksWait);
     return FusionLayout();
   }
+
+  /// Whether the measurements found fusion \p Name's original launches faster.
+  bool keepsNative(const std::string &Name) const { return KeptNative.count(Name) != 0; }
 
 private:
   const Config &C;
   const std::optional<std::string> &Path;
   const std::optional<TuneResults> &Tuning;
+  bool RewritesLaunches;
   Reporter &Diags;
+  std::set<std::string> KeptNative;
 
   /// Without measurements, a fusion whose config names no grid runs on the
   /// one kfuse chooses, and the user hears which.
@@ -270,29 +280,30 @@ private:
   }
 };
 
-/// The host code of each fusion (the pipeline's \p Fused, whose kernels
-/// \p File holds) with its launches rewritten into one launcher call; or
-/// nothing after reporting why a group of launches cannot be.
+/// The host code of each fusion (the pipeline's index, and its fused
+/// kernel) with its launches rewritten into one launcher call; or nothing
+/// after reporting why a group of launches cannot be.
 std::optional<std::vector<RewrittenHost>>
-rewriteHostCode(FusionPipeline &Pipeline, const std::vector<size_t> &Fused, const FusedFile &File,
+rewriteHostCode(FusionPipeline &Pipeline,
+                const std::vector<std::pair<size_t, const FusedKernel *>> &Fused,
                 SourceParser &Parser, const HostRewriteTarget &Target, Reporter &Diags) {
   const Config &C = Pipeline.config();
   std::vector<LaunchGroup> Groups;
   std::vector<const FusedKernel *> Kernels;
-  for (size_t K = 0; K < Fused.size(); ++K) {
-    const FusionSpec &F = Pipeline.fusion(Fused[K]);
+  for (const auto &[Index, Kernel] : Fused) {
+    const FusionSpec &F = Pipeline.fusion(Index);
     std::optional<std::string> Host = hostFileOf(C, F, !Target.CopyDir.empty(), Diags);
     clang::ASTUnit *Unit = Host ? Parser.parse(*Host, CompileSide::Host) : nullptr;
     if (!Unit)
       continue;
-    const std::vector<FusionMember> &Members = Pipeline.members(Fused[K]);
+    const std::vector<FusionMember> &Members = Pipeline.members(Index);
     std::vector<KernelUses> Uses;
     for (const FusionMember &M : Members)
       Uses.push_back(kernelUses(*M.Unit, *M.Model.Decl, Parser.rejected(*M.Unit)));
     if (std::optional<LaunchGroup> G =
             findLaunchGroup(*Unit, Parser.rejected(*Unit), C, F, Members, Uses, Diags)) {
       Groups.push_back(std::move(*G));
-      Kernels.push_back(&File.Kernels[K]);
+      Kernels.push_back(Kernel);
     }
   }
   if (Diags.errorCount() != 0 || !groupsDisjoint(Groups, Diags))
@@ -324,7 +335,7 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   File.LauncherHeader = Input.LauncherHeader;
   FusionPipeline Pipeline(*C, Parser, Diags);
   Pipeline.load(Fusions);
-  FusionLayouts Layouts(*C, Input.Tuning, Tuning, Diags);
+  FusionLayouts Layouts(*C, Input.Tuning, Tuning, Input.RewriteLaunches.has_value(), Diags);
   std::vector<size_t> Fused; ///< The fusion of each fused kernel.
   for (size_t I = 0; I < Pipeline.size(); ++I) {
     unsigned Before = Diags.errorCount();
@@ -346,8 +357,13 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   if (Diags.errorCount() != 0)
     return std::nullopt;
   if (Input.RewriteLaunches) {
+    // Launches the measurements found faster as they are stay so.
+    std::vector<std::pair<size_t, const FusedKernel *>> Rewritten;
+    for (size_t K = 0; K < Fused.size(); ++K)
+      if (!Layouts.keepsNative(Pipeline.fusion(Fused[K]).Name))
+        Rewritten.push_back({Fused[K], &File.Kernels[K]});
     std::optional<std::vector<RewrittenHost>> Hosts =
-        rewriteHostCode(Pipeline, Fused, File, Parser, *Input.RewriteLaunches, Diags);
+        rewriteHostCode(Pipeline, Rewritten, Parser, *Input.RewriteLaunches, Diags);
     if (!Hosts)
       return std::nullopt;
     Result.Hosts = std::move(*Hosts);
