@@ -467,10 +467,12 @@ bool checkUnknown(const FusionMember &A, const KernelAccesses &OfA, const Fusion
   const MemoryAccess *Theirs = firstAccess(OfB, /*Writes=*/!Writes);
   if (!Theirs)
     return false;
-  Diags.report(Mine->Loc, A.Unit->getSourceManager(), ID::UnknownMemoryOrder)
+  // Where the project's code reaches it: not a line of a toolkit header.
+  auto Where = [](const MemoryAccess &X) { return X.CalledAt.isValid() ? X.CalledAt : X.Loc; };
+  Diags.report(Where(*Mine), A.Unit->getSourceManager(), ID::UnknownMemoryOrder)
       << A.Spec->Id << spelling(Mine->Kind) << Mine->Text << Mine->Why << B.Spec->Id
       << (Writes ? "uses" : "writes");
-  Diags.report(Theirs->Loc, B.Unit->getSourceManager(), ID::NoteOtherAccess)
+  Diags.report(Where(*Theirs), B.Unit->getSourceManager(), ID::NoteOtherAccess)
       << B.Spec->Id << spelling(Theirs->Kind) << Theirs->Text;
   return true;
 }

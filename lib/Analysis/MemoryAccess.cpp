@@ -411,6 +411,8 @@ private:
   };
   std::vector<Frame> Frames;
   std::vector<const FunctionDecl *> Helpers;
+  /// The calls that entered each of Helpers (null where none is written).
+  std::vector<const Expr *> CallSites;
 
   unsigned Silent = 0; ///< Evaluating again what was already walked: record nothing.
   unsigned Unique = 0, LoopCount = 0, Steps = 0;
@@ -582,9 +584,21 @@ private:
       A.Loops = Loops;
       A.InLoop = LoopDepth > 0;
       A.Helper = Helpers.empty() ? nullptr : Helpers.back();
+      A.CalledAt = calledAt(A.Loc);
       A.Text = text(Site);
       memoryOf(P).Accesses.push_back(std::move(A));
     }
+  }
+
+  /// For an access in a system header, the innermost call outside one that
+  /// led there: a place the user can read.
+  SourceLocation calledAt(SourceLocation Loc) const {
+    if (!SM.isInSystemHeader(Loc))
+      return {};
+    for (auto It = CallSites.rbegin(); It != CallSites.rend(); ++It)
+      if (*It && !SM.isInSystemHeader(SM.getExpansionLoc((*It)->getBeginLoc())))
+        return SM.getExpansionLoc((*It)->getBeginLoc());
+    return {};
   }
 
   /// The elements an access of \p Type covers, in elements of \p Element.
@@ -2035,6 +2049,7 @@ private:
         Values[P] = V;
     Frames.push_back({&Def, std::move(This), Object, Holder, {}, true, false});
     Helpers.push_back(&Def);
+    CallSites.push_back(Site);
     if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
       for (const CXXCtorInitializer *Init : Ctor->inits()) {
         const Expr *E = Init->getInit();
@@ -2049,6 +2064,7 @@ private:
       }
     walkBody(Def);
     Helpers.pop_back();
+    CallSites.pop_back();
     Frame Done = std::move(Frames.back());
     Frames.pop_back();
     Value R;

@@ -78,6 +78,9 @@ struct MemoryAccess {
   bool Partial = false; ///< Touches a part of the element (p[i].x).
   /// The called function it lies in; null for the kernel's own body.
   const clang::FunctionDecl *Helper = nullptr;
+  /// For an access in a system header (the toolkit's, Clang's wrappers),
+  /// the call in the project's code that led there; invalid otherwise.
+  clang::SourceLocation CalledAt;
   std::string Text; ///< As written.
   /// Why kfuse cannot say more: for an Unknown access, an unknown index
   /// or memory of kind Reached or Unknown.
