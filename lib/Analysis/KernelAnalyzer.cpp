@@ -763,11 +763,12 @@ std::string signatureOf(const FunctionDecl &F) {
 
 } // namespace
 
-const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) {
-  struct Finder : RecursiveASTVisitor<Finder> {
+KernelIndex::KernelIndex(ASTUnit &Unit) {
+  // Every kernel with a body, instantiations included (findSameKernel's),
+  // and among them those findKernels gives.
+  struct Collector : RecursiveASTVisitor<Collector> {
     const SourceManager *SM = nullptr;
-    std::string Wanted;
-    const FunctionDecl *Found = nullptr;
+    KernelIndex *Index = nullptr;
     bool shouldVisitTemplateInstantiations() const { return true; }
     // A kernel of the toolkit's headers is not one kfuse reads (as
     // findKernels); skipping them saves most of the unit.
@@ -777,16 +778,32 @@ const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) 
       return RecursiveASTVisitor::TraverseDecl(D);
     }
     bool VisitFunctionDecl(FunctionDecl *F) {
-      if (!Found && F->hasAttr<CUDAGlobalAttr>() && F->doesThisDeclarationHaveABody() &&
-          !F->isDependentContext() && signatureOf(*F) == Wanted)
-        Found = F;
-      return !Found;
+      if (F->hasAttr<CUDAGlobalAttr>() && F->doesThisDeclarationHaveABody() &&
+          !F->isDependentContext())
+        Index->BySignature.emplace(signatureOf(*F), F);
+      if (isDefinedKernel(F, *SM))
+        Index->Defined.push_back(F);
+      return true;
     }
-  } F;
-  F.SM = &Unit.getSourceManager();
-  F.Wanted = signatureOf(Declared);
-  F.TraverseDecl(Unit.getASTContext().getTranslationUnitDecl());
-  return F.Found;
+  } C;
+  C.SM = &Unit.getSourceManager();
+  C.Index = this;
+  C.TraverseDecl(Unit.getASTContext().getTranslationUnitDecl());
+}
+
+const FunctionDecl *KernelIndex::same(const FunctionDecl &Declared) const {
+  auto It = BySignature.find(signatureOf(Declared));
+  return It == BySignature.end() ? nullptr : It->second;
+}
+
+size_t KernelIndex::countNamed(StringRef Name) const {
+  return llvm::count_if(Defined, [&](const FunctionDecl *F) {
+    return F->getQualifiedNameAsString() == Name || F->getNameAsString() == Name;
+  });
+}
+
+const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) {
+  return KernelIndex(Unit).same(Declared);
 }
 
 std::string kernelNameKey(StringRef Text) {

@@ -55,8 +55,18 @@ void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
                         [&](const auto &In) { return C.replaces(In.first->ResolvedFile); });
   std::vector<std::pair<clang::ASTUnit *, const DeviceVariables *>> Units;
   for (const auto &[Spec, Unit] : Inputs)
-    Units.push_back({Unit, DeviceVariablesOf.at(Unit).get()});
-  Renames = planFileRenames(Units, Names, Diags);
+    Units.push_back({Unit, Facts->DeviceVariablesOf.at(Unit).get()});
+  auto Alone =
+      Units.size() == 1 ? Facts->RenamesAlone.find(Units.front().first) : Facts->RenamesAlone.end();
+  if (Alone != Facts->RenamesAlone.end()) {
+    Renames = {{Alone->first, Alone->second}};
+  } else {
+    unsigned Errors = Diags.errorCount();
+    Renames = planFileRenames(Units, Names, Diags);
+    if (Units.size() == 1 && Diags.errorCount() == Errors &&
+        Renames.at(Units.front().first)->NewNames.empty())
+      Facts->RenamesAlone[Units.front().first] = Renames.at(Units.front().first);
+  }
   for (std::vector<FusionMember> &Members : AllMembers)
     for (FusionMember &M : Members)
       M.Renames = Renames.at(M.Unit);
@@ -82,14 +92,15 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
       problem(ID::NoteKernelEntryReads, K.Position, {K.Id, K.File});
     return std::nullopt;
   }
-  const clang::FunctionDecl *Kernel = resolveKernel(K, *Unit, C.Path, Diags);
-  if (!Kernel)
+  const clang::FunctionDecl *&Kernel = Facts->Kernels[{Unit, K.Kernel}];
+  // A name that finds no kernel is reported again for each entry giving it.
+  if (!Kernel && !(Kernel = resolveKernel(K, *Unit, C.Path, Diags)))
     return std::nullopt;
   Names.reserveIdentifiersOf(*Unit);
-  std::shared_ptr<FunctionModels> &Helpers = HelperModels[Unit];
+  std::shared_ptr<FunctionModels> &Helpers = Facts->HelperModels[Unit];
   if (!Helpers)
     Helpers = std::make_shared<FunctionModels>(*Unit, Parser.rejected(*Unit));
-  auto &Variables = DeviceVariablesOf[Unit];
+  auto &Variables = Facts->DeviceVariablesOf[Unit];
   if (!Variables)
     Variables = std::make_shared<const std::map<const clang::VarDecl *, DeviceVariable>>(
         analyzeDeviceVariables(*Unit));
@@ -247,7 +258,7 @@ std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, Pr
     }
     PreambleHistory Alone;
     if (std::optional<ExtractedPreamble> P =
-            extractPreamble(*Unit, OutputDir, Renamed, *DeviceVariablesOf.at(Unit), Diags,
+            extractPreamble(*Unit, OutputDir, Renamed, *Facts->DeviceVariablesOf.at(Unit), Diags,
                             Use == PreambleUse::Originals ? Alone : Shared, Use, Mirror))
       Result.push_back({Spec->File, std::move(P->Text)});
   }

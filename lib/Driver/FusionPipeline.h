@@ -44,10 +44,26 @@ struct FusionLayout {
   std::vector<std::string> SectionRegisters;
 };
 
+/// What pipelines find of a parsed file whatever the fusion, kept for the
+/// pipelines of one run to share: suggest checks each of a thousand
+/// candidates of one file in a pipeline of its own.
+struct FileFacts {
+  std::map<clang::ASTUnit *, std::shared_ptr<FunctionModels>> HelperModels;
+  std::map<clang::ASTUnit *,
+           std::shared_ptr<const std::map<const clang::VarDecl *, DeviceVariable>>>
+      DeviceVariablesOf;
+  /// The renames of a file fused alone, where planning them named nothing
+  /// new and reported nothing.
+  std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> RenamesAlone;
+  /// Kernels found by the name a config gives (each lookup walks the file).
+  std::map<std::pair<const clang::ASTUnit *, std::string>, const clang::FunctionDecl *> Kernels;
+};
+
 class FusionPipeline {
 public:
-  FusionPipeline(const Config &C, SourceParser &Parser, Reporter &Diags)
-      : C(C), Parser(Parser), Diags(Diags) {}
+  FusionPipeline(const Config &C, SourceParser &Parser, Reporter &Diags,
+                 std::shared_ptr<FileFacts> Facts = std::make_shared<FileFacts>())
+      : C(C), Parser(Parser), Diags(Diags), Facts(std::move(Facts)) {}
 
   /// Parses and analyzes the kernels of \p Fusions and plans the renames;
   /// a fusion with a kernel that cannot be found is reported and skipped.
@@ -87,11 +103,8 @@ private:
   std::vector<bool> Resolved;
   // Kept until printing: the models point into the parsed units.
   std::vector<std::vector<FusionMember>> AllMembers;
-  std::map<clang::ASTUnit *, std::shared_ptr<FunctionModels>> HelperModels;
+  std::shared_ptr<FileFacts> Facts;
   std::set<std::string> UnparsedFiles; ///< Reported with the config line that reads them.
-  std::map<clang::ASTUnit *,
-           std::shared_ptr<const std::map<const clang::VarDecl *, DeviceVariable>>>
-      DeviceVariablesOf;
   std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> Renames;
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
   std::map<std::string, std::string> WholeAs;

@@ -148,6 +148,17 @@ private:
   // The work done, for kfuse-suggest-work: pairs of launches related,
   // candidates checked and how many of them were fused to check them.
   size_t Related = 0, Candidates = 0, FusedToCheck = 0;
+  /// What the candidates' pipelines find of each file, found once.
+  std::shared_ptr<FileFacts> Facts = std::make_shared<FileFacts>();
+  /// The kernels of each file the launches are looked up in, walked once.
+  std::map<const ASTUnit *, std::unique_ptr<KernelIndex>> Indexes;
+
+  const KernelIndex &indexOf(ASTUnit &Unit) {
+    std::unique_ptr<KernelIndex> &Index = Indexes[&Unit];
+    if (!Index)
+      Index = std::make_unique<KernelIndex>(Unit);
+    return *Index;
+  }
 
   std::string configPath() const {
     return Request.Output ? *Request.Output : std::string("kfuse-suggest.yaml");
@@ -260,15 +271,15 @@ private:
 
   /// The definition the launch's call resolves to: in the launching file
   /// first; in another file only for a kernel other files can see.
-  static void resolve(FoundLaunch &F, const std::vector<std::pair<std::string, ASTUnit *>> &Devices,
-                      size_t Own) {
+  void resolve(FoundLaunch &F, const std::vector<std::pair<std::string, ASTUnit *>> &Devices,
+               size_t Own) {
     if (!F.Launch.Kernel)
       return;
     for (size_t Pass = 0; Pass < 2 && !F.DeviceKernel; ++Pass)
       for (size_t D = 0; D < Devices.size() && !F.DeviceKernel; ++D) {
         if ((Pass == 0) != (D == Own) || (Pass == 1 && !F.Launch.Kernel->isExternallyVisible()))
           continue;
-        if (const FunctionDecl *K = findSameKernel(*Devices[D].second, *F.Launch.Kernel)) {
+        if (const FunctionDecl *K = indexOf(*Devices[D].second).same(*F.Launch.Kernel)) {
           F.Device = Devices[D].second;
           F.DeviceKernel = K;
           F.DeviceFile = Devices[D].first;
@@ -324,7 +335,7 @@ private:
       Out.Kernel = L.Kernel ? L.KernelName : "(through a pointer)";
       std::string Id = idOf(Out.Kernel);
       // One of several overloads: the config names it with its parameter types.
-      if (F.DeviceKernel && kernelsNamed(*F.Device, L.KernelName).size() > 1)
+      if (F.DeviceKernel && indexOf(*F.Device).countNamed(L.KernelName) > 1)
         Out.Kernel = overloadName(*F.DeviceKernel);
       unsigned N = ++Ids[Id];
       Out.Id = N == 1 ? Id : Id + "_" + std::to_string(N);
@@ -555,7 +566,7 @@ private:
   bool fuses(const Config &C, size_t K, SourceParser &Parser, std::string &Messages) {
     llvm::raw_string_ostream Stream(Messages);
     Reporter Local(Stream);
-    FusionPipeline Pipeline(C, Parser, Local);
+    FusionPipeline Pipeline(C, Parser, Local, Facts);
     Pipeline.load({&C.Fusions[K]});
     return Pipeline.resolved(0) && Pipeline.fuse(0).has_value() && !Local.errorCount();
   }

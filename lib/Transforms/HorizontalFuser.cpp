@@ -20,8 +20,15 @@
 namespace kfuse {
 
 void NameAllocator::reserveIdentifiersOf(clang::ASTUnit &Unit) {
-  for (const auto &Entry : Unit.getPreprocessor().getIdentifierTable())
-    Taken.insert(Entry.getKey().str());
+  const clang::IdentifierTable *Table = &Unit.getPreprocessor().getIdentifierTable();
+  if (std::find(Tables.begin(), Tables.end(), Table) == Tables.end())
+    Tables.push_back(Table);
+}
+
+bool NameAllocator::taken(const std::string &Name) const {
+  return Taken.count(Name) ||
+         std::any_of(Tables.begin(), Tables.end(),
+                     [&](const clang::IdentifierTable *T) { return T->find(Name) != T->end(); });
 }
 
 std::string identifierFrom(llvm::StringRef Text) {
@@ -34,7 +41,7 @@ std::string identifierFrom(llvm::StringRef Text) {
 
 std::string NameAllocator::allocate(const std::string &Wanted) {
   std::string Name = Wanted;
-  for (unsigned Suffix = 1; Taken.count(Name); ++Suffix)
+  for (unsigned Suffix = 1; taken(Name); ++Suffix)
     Name = Wanted + "_" + std::to_string(Suffix);
   Taken.insert(Name);
   return Name;

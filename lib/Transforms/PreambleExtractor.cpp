@@ -987,7 +987,8 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
         Renames->NewNames[S.Symbol] = It->second;
         Renames->Spellings.push_back(S);
       }
-    Renames->UndefineBefore = macrosToUndefine(Macros, projectFiles(*Unit));
+    std::set<std::string> Files = projectFiles(*Unit);
+    Renames->UndefineBefore = macrosToUndefine(Macros, Files);
     for (const std::string &Name : Renames->UndefineBefore)
       Macros.erase(Name);
     Renames->Macros = userMacros(*Unit);
@@ -1002,7 +1003,6 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
     // A header an earlier file included is skipped when this one includes
     // it again (#pragma once or its guard): its macros stay as they were,
     // undefined if a file between undefined them.
-    std::set<std::string> Files = projectFiles(*Unit);
     for (const auto &[Name, M] : Renames->Macros)
       if (!IncludedBefore.count(M.File))
         Macros[Name] = M;

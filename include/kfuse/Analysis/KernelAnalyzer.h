@@ -26,6 +26,19 @@ std::vector<const clang::FunctionDecl *> kernelsNamed(clang::ASTUnit &Unit, llvm
 const clang::FunctionDecl *findSameKernel(clang::ASTUnit &Unit,
                                           const clang::FunctionDecl &Declared);
 
+/// findSameKernel and kernelsNamed for many launches of one file, from one
+/// walk of it (each of those walks the file again).
+class KernelIndex {
+public:
+  explicit KernelIndex(clang::ASTUnit &Unit);
+  const clang::FunctionDecl *same(const clang::FunctionDecl &Declared) const;
+  size_t countNamed(llvm::StringRef Name) const;
+
+private:
+  std::map<std::string, const clang::FunctionDecl *> BySignature; ///< The first of each.
+  std::vector<const clang::FunctionDecl *> Defined;               ///< As findKernels gives them.
+};
+
 /// What a kernel name from a config finds in a file.
 struct KernelLookup {
   /// The kernel; for a template, the instantiation the name spells

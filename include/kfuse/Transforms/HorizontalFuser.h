@@ -16,6 +16,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
+
+namespace clang {
+class IdentifierTable;
+} // namespace clang
 
 namespace kfuse {
 
@@ -26,12 +31,16 @@ class Reporter;
 class NameAllocator {
 public:
   void reserve(llvm::StringRef Name) { Taken.insert(Name.str()); }
-  /// Reserves every identifier a parsed file spells, its headers included.
+  /// Reserves every identifier a parsed file spells, its headers included
+  /// (looked up in its identifier table, not copied: suggest checks a
+  /// thousand candidates of one file).
   void reserveIdentifiersOf(clang::ASTUnit &Unit);
   std::string allocate(const std::string &Wanted);
 
 private:
+  bool taken(const std::string &Name) const;
   std::set<std::string> Taken;
+  std::vector<const clang::IdentifierTable *> Tables;
 };
 
 /// \p Text with every character that cannot stand in an identifier made '_'.
