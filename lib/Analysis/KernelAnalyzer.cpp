@@ -737,6 +737,15 @@ std::vector<const FunctionDecl *> findKernels(ASTUnit &Unit) {
   return Collector.Kernels;
 }
 
+namespace {
+
+/// Whether a config's kernel name \p Name, qualified or not, names \p F.
+bool namedBy(const FunctionDecl &F, StringRef Name) {
+  return F.getQualifiedNameAsString() == Name || F.getNameAsString() == Name;
+}
+
+} // namespace
+
 const FunctionDecl *findKernel(ASTUnit &Unit, llvm::StringRef Name) {
   std::vector<const FunctionDecl *> All = kernelsNamed(Unit, Name);
   return All.empty() ? nullptr : All.front();
@@ -745,7 +754,7 @@ const FunctionDecl *findKernel(ASTUnit &Unit, llvm::StringRef Name) {
 std::vector<const FunctionDecl *> kernelsNamed(ASTUnit &Unit, llvm::StringRef Name) {
   std::vector<const FunctionDecl *> Found;
   for (const FunctionDecl *F : findKernels(Unit))
-    if (F->getQualifiedNameAsString() == Name || F->getNameAsString() == Name)
+    if (namedBy(*F, Name))
       Found.push_back(F);
   return Found;
 }
@@ -797,9 +806,7 @@ const FunctionDecl *KernelIndex::same(const FunctionDecl &Declared) const {
 }
 
 size_t KernelIndex::countNamed(StringRef Name) const {
-  return llvm::count_if(Defined, [&](const FunctionDecl *F) {
-    return F->getQualifiedNameAsString() == Name || F->getNameAsString() == Name;
-  });
+  return llvm::count_if(Defined, [&](const FunctionDecl *F) { return namedBy(*F, Name); });
 }
 
 const FunctionDecl *findSameKernel(ASTUnit &Unit, const FunctionDecl &Declared) {
@@ -869,8 +876,7 @@ const FunctionDecl *findOverload(ASTUnit &Unit, StringRef Name, StringRef Params
 const FunctionDecl *findDeclaredOnlyKernel(ASTUnit &Unit, StringRef Name) {
   for (const Decl *D : Unit.getASTContext().getTranslationUnitDecl()->decls()) {
     const auto *F = dyn_cast<FunctionDecl>(D);
-    if (F && F->hasAttr<CUDAGlobalAttr>() && !F->isDefined() &&
-        (F->getQualifiedNameAsString() == Name || F->getNameAsString() == Name))
+    if (F && F->hasAttr<CUDAGlobalAttr>() && !F->isDefined() && namedBy(*F, Name))
       return F;
   }
   return nullptr;
