@@ -342,6 +342,23 @@ CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
   return E;
 }
 
+/// Whether \p F's own body (lambdas in it included) declares a static
+/// __shared__ variable; an extern one only names dynamic shared memory.
+bool declaresStaticShared(const FunctionDecl &F) {
+  class Finder : public RecursiveASTVisitor<Finder> {
+  public:
+    bool Found = false;
+    bool VisitVarDecl(VarDecl *D) {
+      Found |= D->hasAttr<CUDASharedAttr>() && !D->hasExternalStorage();
+      return !Found;
+    }
+  } Search;
+  const FunctionDecl *Definition = F.getDefinition();
+  if (Definition && Definition->hasBody())
+    Search.TraverseStmt(Definition->getBody());
+  return Search.Found;
+}
+
 class KernelVisitor : public RecursiveASTVisitor<KernelVisitor> {
 public:
   KernelVisitor(KernelModel &Model, ASTContext &Ctx, const RejectedCode &Rejected)
@@ -481,6 +498,7 @@ public:
     CallSite Site{Call, Callee, Effect};
     placeCall(Site);
     Site.NotCopyable = copyObstacle(Site);
+    Site.DeclaresShared = Callee && declaresStaticShared(*Callee);
     Model.Calls.push_back(Site);
     return true;
   }

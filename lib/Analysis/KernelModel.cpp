@@ -80,7 +80,7 @@ std::vector<unsigned> KernelModel::asmBarrierIds() const {
 }
 
 CallLowering CallSite::lowering() const {
-  if (Position == CallPosition::Unsupported ||
+  if (Position == CallPosition::Unsupported || DeclaresShared ||
       (Callee && Callee->getReturnType()->isReferenceType()))
     return CallLowering::SectionCopy;
   return CallLowering::Inline;

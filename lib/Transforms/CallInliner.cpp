@@ -331,7 +331,7 @@ private:
     const clang::FunctionDecl &Callee = *C.Callee->getDefinition();
     if (std::find(Inlining.begin(), Inlining.end(), &Callee) != Inlining.end())
       return false; // Reported by the legality checks.
-    std::optional<std::string> Name = copyOf(Callee);
+    std::optional<std::string> Name = copyOf(Callee, C.DeclaresShared);
     if (!Name)
       return false;
     std::vector<std::string> Args;
@@ -350,8 +350,9 @@ private:
   /// The name of the section's copy of \p Callee, a lambda that captures
   /// the section's view of the block, defined on first use: its parameters
   /// keep their types, its body is rewritten as an inlined body is, and its
-  /// returns stay returns.
-  std::optional<std::string> copyOf(const clang::FunctionDecl &Callee) {
+  /// returns stay returns. \p OwnShared: the callee declares static shared
+  /// memory, which is why it is copied rather than inlined.
+  std::optional<std::string> copyOf(const clang::FunctionDecl &Callee, bool OwnShared) {
     if (auto It = Ctx.CopyNames.find(&Callee); It != Ctx.CopyNames.end())
       return It->second;
     std::string Base = inlineName(Callee);
@@ -381,7 +382,9 @@ private:
     std::string Name = Ctx.Names.allocate(Base + "_copy");
     Ctx.CopyNames[&Callee] = Name;
     Ctx.Copies.push_back("// A copy of '" + Callee.getQualifiedNameAsString() + "' (" +
-                         origin(Callee) + "), called where its body cannot be inlined.\n" +
+                         origin(Callee) +
+                         (OwnShared ? "), one for all calls, as its __shared__ memory is.\n"
+                                    : "), called where its body cannot be inlined.\n") +
                          "const auto " + Name + " = [&](" + llvm::join(Params, ", ") + ") -> " +
                          print(Callee.getReturnType(), AST) + " {\n" +
                          templateArgumentDeclarations(Callee) + *Body + "\n};");

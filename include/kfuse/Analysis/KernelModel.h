@@ -110,7 +110,8 @@ enum class CallLowering {
   Inline,
   /// The call stays a call, of a copy of the callee that the section defines
   /// (a lambda that sees the section's view of the block): where the call
-  /// cannot be hoisted, or the callee returns a reference.
+  /// cannot be hoisted, the callee returns a reference or declares static
+  /// shared memory.
   SectionCopy,
 };
 
@@ -127,6 +128,10 @@ struct CallSite {
   const char *NotHoistable = "";
   /// Why the section cannot call a copy of the callee here; empty if it can.
   const char *NotCopyable = "";
+  /// The callee's own body declares a static __shared__ variable, which
+  /// exists once per block however often it is called: every call must
+  /// reach one copy of the callee, not an inlined body each.
+  bool DeclaresShared = false;
   CallLowering lowering() const;
 };
 
