@@ -126,10 +126,30 @@ def in_suite(name, root, path):
     return program.endswith("-cuda") and "a" <= program[0].lower() <= "l"
 
 
+INCLUDED_CU = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+\.cu)"', re.M)
+
+
+def included_sources(paths):
+    """The .cu files another of \p paths #includes (`#include "kernels.cu"`):
+    fragments of their includer's translation unit, whose kernels kfuse
+    lists there, and which nvcc never compiles alone."""
+    known = {p.resolve() for p in paths}
+    found = set()
+    for path in paths:
+        text = path.read_text(errors="replace")
+        for name in INCLUDED_CU.findall(text):
+            target = (path.parent / name).resolve()
+            if target in known and target != path.resolve():
+                found.add(target)
+    return found
+
+
 def suite_files(name, root):
     sub, flags = SUITES[name]
-    for path in sorted((root / sub).rglob("*.cu")):
-        if in_suite(name, root, path):
+    paths = [p for p in sorted((root / sub).rglob("*.cu")) if in_suite(name, root, p)]
+    fragments = included_sources(paths)
+    for path in paths:
+        if path.resolve() not in fragments:
             yield path, flags(root, path)
 
 
@@ -320,7 +340,7 @@ def sweep_file(args, out, suite, root, path, flags):
     rc, text, _ = run([args.kfuse, "list"] + db + [str(path)])
     if rc != 0:
         return [], []
-    kernels = listed_kernels(text)
+    kernels = resolve_overloads(args, d, path, listed_kernels(text), db)
     results = [{"suite": suite, "file": rel, **k, "fused": False, "compiled": False,
                 "replace": False, "id": "", "error": ""} for k in kernels]
     pending = list(range(len(kernels)))
@@ -351,6 +371,22 @@ def sweep_file(args, out, suite, root, path, flags):
                              "all" + ("-replace" if replace else ""))
     done.write_text(json.dumps({"results": results, "jobs": jobs}))
     return results, jobs
+
+
+def resolve_overloads(args, d, path, kernels, db):
+    """Overloaded kernels named as kfuse spells them: a config naming the bare
+    name is refused (kfuse-kernel-ambiguous) with a note per overload, at its
+    line, giving the name with parameter types that picks it."""
+    names = [k["kernel"] for k in kernels]
+    shared = sorted({n for n in names if names.count(n) > 1})
+    if not shared:
+        return kernels
+    config = sweep_config(path, [{"kernel": n, "block": 128} for n in shared], d, False)
+    _, text, _ = run([args.kfuse, "check", str(config)] + db)
+    spelled = {int(m.group(1)): m.group(2) for m in re.finditer(
+        r"^.*:(\d+):\d+: note: '(.+)' is a kernel in this file$", text, re.M)}
+    return [{**k, "kernel": spelled.get(k["line"], k["kernel"])} if k["kernel"] in shared else k
+            for k in kernels]
 
 
 def fuse_job(args, d, suite, rel, path, flags, results, group, stem):
@@ -533,6 +569,7 @@ SAFETY = {
     "kfuse-grid-sync": "the grid synchronizes",
     "kfuse-cooperative-groups": "cooperative groups a fused block cannot keep",
     "kfuse-call-unknown": "a call kfuse cannot see (function pointer)",
+    "kfuse-unknown-memory-order": "memory kfuse cannot tie to an argument may be the partner's",
     "kfuse-small-block-count-barrier": "a count barrier would count padding threads",
     "kfuse-return-before-barrier": "a return before a counting barrier",
     "kfuse-shared-variable-alias": "two kernels share one __shared__ variable",
