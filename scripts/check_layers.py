@@ -18,7 +18,7 @@ import sys
 STAGES = ["Diagnostics", "Config", "Frontend", "Analysis", "Plan", "Tuning",
           "Transforms", "Emission", "Driver"]
 # Libraries whose name is not their stage's.
-LIBRARY_STAGE = {"kfuseDiagnosticIds": "Diagnostics", "kfuseInputFiles": "Diagnostics",
+LIBRARY_STAGE = {"kfuseInputFiles": "Diagnostics",
                  "kfuseIndexExpr": "Analysis",
                  "kfuseVerticalPlan": "Plan"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"kfuse/([A-Za-z]+)/')

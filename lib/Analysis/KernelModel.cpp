@@ -28,8 +28,6 @@ bool KernelModel::uses(BuiltinVar V) const {
                      [V](const BuiltinUse &U) { return U.Var == V; });
 }
 
-bool KernelModel::usesDynamicShared() const { return dynamicShared().first != nullptr; }
-
 std::pair<const clang::VarDecl *, const clang::FunctionDecl *> KernelModel::dynamicShared() const {
   for (const SharedVariable &S : Shared)
     if (S.Dynamic)

@@ -401,8 +401,4 @@ PairBound boundGroup(const std::vector<const ProfiledKernel *> &Kernels) {
   return B;
 }
 
-PairBound boundPair(const ProfiledKernel &A, const ProfiledKernel &B) {
-  return boundGroup({&A, &B});
-}
-
 } // namespace kfuse

@@ -27,12 +27,4 @@ void rankCandidates(Suggestions &S) {
       });
 }
 
-bool launchComplete(const SuggestedLaunch &L) {
-  if (L.File.empty() || !L.Grid || !L.Block || !L.SharedBytes || !L.ArgsKnown)
-    return false;
-  return std::all_of(L.Args.begin(), L.Args.end(), [](const SuggestedArg &A) {
-    return A.Buffer ? A.Count.has_value() : A.Value.has_value();
-  });
-}
-
 } // namespace kfuse

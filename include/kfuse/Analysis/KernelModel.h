@@ -217,8 +217,6 @@ struct KernelModel {
   const Rejection *Rejected = nullptr;
 
   bool uses(BuiltinVar V) const;
-  /// Whether it uses dynamic shared memory, itself or through what it calls.
-  bool usesDynamicShared() const;
   /// The extern __shared__ array of its own, else of a function it calls,
   /// and that function (null for its own); {null, null} for none.
   std::pair<const clang::VarDecl *, const clang::FunctionDecl *> dynamicShared() const;

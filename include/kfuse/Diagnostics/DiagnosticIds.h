@@ -27,9 +27,6 @@ struct Problem {
   std::vector<std::string> Args;
 };
 
-/// The stable "kfuse-..." identifier of a diagnostic, empty for notes.
-const char *stableName(ID Id);
-
 } // namespace kfuse::diag
 
 #endif

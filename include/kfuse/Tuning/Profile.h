@@ -67,8 +67,7 @@ struct PairBound {
   /// throughput (T1 m1 + T2 m2 <= T, likewise for compute).
   double Estimate = 1;
 };
-PairBound boundPair(const ProfiledKernel &A, const ProfiledKernel &B);
-/// The same for a group of kernels.
+/// The bound of a group of kernels (two or more) run side by side.
 PairBound boundGroup(const std::vector<const ProfiledKernel *> &Kernels);
 
 } // namespace kfuse

@@ -82,9 +82,6 @@ struct Suggestions {
 /// by the bound of perfect overlap, then in program order.
 void rankCandidates(Suggestions &S);
 
-/// Whether a launch is known well enough to be measured without edits.
-bool launchComplete(const SuggestedLaunch &L);
-
 } // namespace kfuse
 
 #endif
