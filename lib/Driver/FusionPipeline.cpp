@@ -265,4 +265,20 @@ std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, Pr
   return Result;
 }
 
+FusionLayout layoutOf(const FusedLayout &L) {
+  FusionLayout Layout;
+  Layout.Threads = L.Threads;
+  Layout.Vertical = L.Vertical;
+  Layout.Grid = L.Grid;
+  Layout.Waves = L.Waves;
+  if (L.Registers != RegisterPolicy::Compiler && L.MinBlocksPerSm)
+    Layout.MinBlocksPerSm = std::to_string(*L.MinBlocksPerSm);
+  if (L.Registers == RegisterPolicy::PerWarpgroup && L.EntryRegisters) {
+    Layout.EntryRegisters = std::to_string(*L.EntryRegisters);
+    for (unsigned R : L.SectionRegisters)
+      Layout.SectionRegisters.push_back(std::to_string(R));
+  }
+  return Layout;
+}
+
 } // namespace kfuse

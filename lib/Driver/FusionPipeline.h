@@ -12,6 +12,7 @@
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Config/Config.h"
 #include "kfuse/Frontend/SourceParser.h"
+#include "kfuse/Plan/FusedLayout.h"
 #include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
@@ -43,6 +44,10 @@ struct FusionLayout {
   std::string EntryRegisters;
   std::vector<std::string> SectionRegisters;
 };
+
+/// The pipeline's layout of a fused variant: its threads, grid and waves,
+/// and the register counts it holds, printed as numbers.
+FusionLayout layoutOf(const FusedLayout &L);
 
 /// What pipelines find of a parsed file whatever the fusion, kept for the
 /// pipelines of one run to share: suggest checks each of a thousand

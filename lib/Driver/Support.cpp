@@ -106,22 +106,9 @@ const FusionResult *findMeasurements(const TuneResults &Results, const std::stri
 }
 
 FusionLayout tunedLayout(const Verdict &V, const std::string &ResultsPath) {
-  FusionLayout Layout;
-  Layout.Threads = V.Fastest->Threads;
+  FusionLayout Layout = layoutOf(V.Fastest->Layout);
   Layout.MeasuredVariant = V.Fastest->Name;
   Layout.MeasuredIn = ResultsPath;
-  Layout.Vertical = V.Fastest->Kind == CandidateKind::Vertical;
-  if (V.Fastest->RegisterBound)
-    Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
-  Layout.Grid = V.Fastest->Grid;
-  Layout.Waves = V.Fastest->Waves;
-  if (!V.Fastest->WarpgroupRegisters.empty()) {
-    // The entry count comes from the bound the harness compiled it with.
-    Layout.MinBlocksPerSm = std::to_string(V.Fastest->MinBlocksPerSm);
-    Layout.EntryRegisters = std::to_string(V.Fastest->EntryRegisters);
-    for (unsigned R : V.Fastest->WarpgroupRegisters)
-      Layout.SectionRegisters.push_back(std::to_string(R));
-  }
   return Layout;
 }
 

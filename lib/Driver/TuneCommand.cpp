@@ -42,6 +42,21 @@
 namespace kfuse {
 namespace {
 
+/// A variant's source in the bundle: the harness defines the bound
+/// (KFUSE_MIN_BLOCKS_PER_SM, which a bounded twin compiles the same source
+/// with) and each warpgroup's count, from the registers the originals get.
+FusionLayout emittedLayout(const FusedLayout &V, std::string Name) {
+  FusionLayout Layout = layoutOf(V);
+  Layout.Name = std::move(Name);
+  Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
+  if (V.Registers == RegisterPolicy::PerWarpgroup) {
+    Layout.EntryRegisters = "KFUSE_ENTRY_REGISTERS";
+    for (size_t K = 0; K < V.Threads.size(); ++K)
+      Layout.SectionRegisters.push_back("KFUSE_REGISTERS_" + std::to_string(K));
+  }
+  return Layout;
+}
+
 using diag::ID;
 
 class TuneCommand {
@@ -329,37 +344,21 @@ private:
         Natives[M.Unit].push_back(*K);
       }
       std::vector<std::string> Types = paramPointerTypes(Members);
-      for (const Variant &V :
+      for (const FusedLayout &V :
            variantSpace(Shape, F.Tune.Step, gridsToTry(Pipeline.config(), F, Members))) {
-        unsigned Block = 0, Sum = 0;
-        for (unsigned T : V.Threads) {
-          Block = V.stacked() ? std::max(Block, T) : Block + T;
+        unsigned Sum = 0;
+        for (unsigned T : V.Threads)
           Sum += T;
-        }
         // The vertical variant is laid out from a partition of the kernels'
         // own blocks, which the planner checks against 1024 threads.
         if (V.Vertical && Sum > 1024)
           continue;
-        std::string Source =
-            F.Name + "." + (V.RegisterBound ? V.Name.substr(0, V.Name.size() - 3) : V.Name) + ".cu";
-        TF.Variants.push_back({V.Name, Source, V.Vertical, V.RegisterBound, V.Threads, Block,
-                               V.Grid, V.Waves, 1, V.WarpgroupRegisters});
-        if (V.RegisterBound)
+        std::string Source = F.Name + "." + V.source().name() + ".cu";
+        TF.Variants.push_back({V, Source});
+        if (!(V.source() == V))
           continue;
-        FusionLayout Layout;
-        Layout.Threads = V.Threads;
-        Layout.Vertical = V.Vertical;
-        Layout.Name = F.Name + "_" + identifierFrom(V.Name);
-        Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
-        Layout.Grid = V.Grid;
-        Layout.Waves = V.Waves;
-        // The harness picks the counts from the registers the originals get.
-        if (V.WarpgroupRegisters) {
-          Layout.EntryRegisters = "KFUSE_ENTRY_REGISTERS";
-          for (size_t K = 0; K < V.Threads.size(); ++K)
-            Layout.SectionRegisters.push_back("KFUSE_REGISTERS_" + std::to_string(K));
-        }
-        std::optional<FusedKernel> K = Pipeline.fuse(I, Layout);
+        std::optional<FusedKernel> K =
+            Pipeline.fuse(I, emittedLayout(V, F.Name + "_" + identifierFrom(V.name())));
         if (!K)
           return false;
         TF.Variants.back().Barriers = K->BarrierIds;
@@ -373,7 +372,8 @@ private:
       // A bounded variant is its twin's source compiled with the bound.
       for (TuneVariant &V : TF.Variants)
         for (const TuneVariant &Twin : TF.Variants)
-          if (V.Bounded && !Twin.Bounded && Twin.Source == V.Source)
+          if (!(V.Layout.source() == V.Layout) && Twin.Layout.source() == Twin.Layout &&
+              Twin.Source == V.Source)
             V.Barriers = Twin.Barriers;
       Fusions.push_back(std::move(TF));
     }

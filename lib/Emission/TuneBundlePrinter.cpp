@@ -64,12 +64,15 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
     OS << "};\n";
     OS << "static const Variant kVariants_" << F.Name << "[] = {\n";
     for (const TuneVariant &V : F.Variants) {
-      OS << "    {" << literal(V.Name) << ", " << literal(V.Source) << ", "
-         << (V.Vertical ? "true" : "false") << ", " << (V.Bounded ? "true" : "false") << ", {";
-      for (size_t I = 0; I < V.Threads.size(); ++I)
-        OS << (I ? ", " : "") << V.Threads[I];
-      OS << "}, " << V.BlockThreads << ", " << literal(gridModeName(V.Grid)) << ", " << V.Waves
-         << ", " << V.Barriers << ", " << (V.WarpgroupRegisters ? "true" : "false") << "},\n";
+      const FusedLayout &L = V.Layout;
+      OS << "    {" << literal(L.name()) << ", " << literal(V.Source) << ", "
+         << (L.Vertical ? "true" : "false") << ", "
+         << (L.Registers == RegisterPolicy::Bounded ? "true" : "false") << ", {";
+      for (size_t I = 0; I < L.Threads.size(); ++I)
+        OS << (I ? ", " : "") << L.Threads[I];
+      OS << "}, " << L.blockThreads() << ", " << literal(gridModeName(L.Grid)) << ", " << L.Waves
+         << ", " << V.Barriers << ", "
+         << (L.Registers == RegisterPolicy::PerWarpgroup ? "true" : "false") << "},\n";
     }
     OS << "};\n";
   }

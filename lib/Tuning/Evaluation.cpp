@@ -44,10 +44,13 @@ EvaluationRow row(const EvaluationCase &Case) {
     else if (C.Kind == CandidateKind::Graph)
       Row.Graph = &C;
     else if (C.Kind == CandidateKind::Streams)
-      (C.Name.find("reversed") == std::string::npos ? Row.Streams : Row.StreamsReversed) = &C;
+      Row.Streams = &C;
+    else if (C.Kind == CandidateKind::StreamsReversed)
+      Row.StreamsReversed = &C;
     else if (C.Kind == CandidateKind::Vertical)
       Row.Vertical = &C;
-    else if (C.Kind == CandidateKind::Horizontal && !C.RegisterBound && C.Threads == Case.EvenSplit)
+    else if (C.Kind == CandidateKind::Horizontal && C.Layout.Registers != RegisterPolicy::Bounded &&
+             C.Layout.Threads == Case.EvenSplit)
       Row.Even = &C;
   }
   if (Case.Choice) {

@@ -132,22 +132,25 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
   llvm::json::ObjectMapper O(V, P);
   std::vector<double> Samples;
   std::vector<int64_t> Threads, WarpgroupRegisters;
-  bool Ok =
-      O && O.map("name", C.Name) && O.map("kind", C.Kind) && O.mapOptional("kernel", C.Kernel) &&
-      O.mapOptional("valid", C.Valid) && O.mapOptional("error", C.Error) &&
-      O.mapOptional("threads", Threads) && mapCount(V, P, "block_threads", C.BlockThreads) &&
-      O.mapOptional("register_bound", C.RegisterBound) &&
-      mapCount(V, P, "min_blocks_per_sm", C.MinBlocksPerSm) && O.mapOptional("grid", C.Grid) &&
-      mapCount(V, P, "waves", C.Waves) && mapCount(V, P, "registers", C.Registers) &&
-      mapCount(V, P, "spill_bytes", C.SpillBytes) &&
-      mapCount(V, P, "static_shared_bytes", C.StaticShared) &&
-      mapCount(V, P, "blocks_per_sm", C.BlocksPerSm) &&
-      mapCount(V, P, "blocks_per_sm_model", C.BlocksPerSmModel) &&
-      mapFinite(V, P, "median_ms", C.Median) && mapFinite(V, P, "p25_ms", C.P25) &&
-      mapFinite(V, P, "p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
-      mapCount(V, P, "mismatches", C.Mismatches) &&
-      O.mapOptional("warpgroup_registers", WarpgroupRegisters) &&
-      mapCount(V, P, "entry_registers", C.EntryRegisters);
+  bool RegisterBound = false;
+  unsigned MinBlocksPerSm = 0, EntryRegisters = 0;
+  FusedLayout &L = C.Layout;
+  bool Ok = O && O.map("name", C.Name) && O.map("kind", C.Kind) &&
+            O.mapOptional("kernel", C.Kernel) && O.mapOptional("valid", C.Valid) &&
+            O.mapOptional("error", C.Error) && O.mapOptional("threads", Threads) &&
+            mapCount(V, P, "block_threads", C.BlockThreads) &&
+            O.mapOptional("register_bound", RegisterBound) &&
+            mapCount(V, P, "min_blocks_per_sm", MinBlocksPerSm) && O.mapOptional("grid", L.Grid) &&
+            mapCount(V, P, "waves", L.Waves) && mapCount(V, P, "registers", C.Registers) &&
+            mapCount(V, P, "spill_bytes", C.SpillBytes) &&
+            mapCount(V, P, "static_shared_bytes", C.StaticShared) &&
+            mapCount(V, P, "blocks_per_sm", C.BlocksPerSm) &&
+            mapCount(V, P, "blocks_per_sm_model", C.BlocksPerSmModel) &&
+            mapFinite(V, P, "median_ms", C.Median) && mapFinite(V, P, "p25_ms", C.P25) &&
+            mapFinite(V, P, "p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
+            mapCount(V, P, "mismatches", C.Mismatches) &&
+            O.mapOptional("warpgroup_registers", WarpgroupRegisters) &&
+            mapCount(V, P, "entry_registers", EntryRegisters);
   if (!Ok)
     return false;
   for (int64_t R : WarpgroupRegisters) {
@@ -157,7 +160,7 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
           .report("expected register counts from 24 to 256 in steps of 8");
       return false;
     }
-    C.WarpgroupRegisters.push_back(static_cast<unsigned>(R));
+    L.SectionRegisters.push_back(static_cast<unsigned>(R));
   }
   if (!llvm::all_of(Samples, [](double T) { return std::isfinite(T) && T >= 0; })) {
     P.field("ms").report("expected finite times, 0 or more");
@@ -175,9 +178,18 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
       P.field("threads").report("expected thread counts from 1 to 1024");
       return false;
     }
-    C.Threads.push_back(static_cast<unsigned>(T));
+    L.Threads.push_back(static_cast<unsigned>(T));
   }
-  if (C.Waves == 0) {
+  L.Vertical = C.Kind == CandidateKind::Vertical;
+  L.Registers = !L.SectionRegisters.empty() ? RegisterPolicy::PerWarpgroup
+                : RegisterBound             ? RegisterPolicy::Bounded
+                                            : RegisterPolicy::Compiler;
+  // Warpgroup counts start from the bound the harness compiled the variant with.
+  if (L.Registers != RegisterPolicy::Compiler)
+    L.MinBlocksPerSm = MinBlocksPerSm;
+  if (L.Registers == RegisterPolicy::PerWarpgroup)
+    L.EntryRegisters = EntryRegisters;
+  if (L.Waves == 0) {
     P.field("waves").report("expected at least one wave");
     return false;
   }
@@ -224,17 +236,18 @@ std::string fused(const CandidateResult &C, int Value) {
 /// with and each kernel's: "40 (32/48)".
 std::string registers(const CandidateResult &C) {
   std::string S = fused(C, C.Registers);
-  if (C.WarpgroupRegisters.empty())
+  const std::vector<unsigned> &Counts = C.Layout.SectionRegisters;
+  if (Counts.empty())
     return S;
   S += " (";
-  for (size_t I = 0; I < C.WarpgroupRegisters.size(); ++I)
-    S += (I ? "/" : "") + std::to_string(C.WarpgroupRegisters[I]);
+  for (size_t I = 0; I < Counts.size(); ++I)
+    S += (I ? "/" : "") + std::to_string(Counts[I]);
   return S + ")";
 }
 
 std::string threads(const CandidateResult &C) {
   std::string S;
-  for (unsigned T : C.Threads)
+  for (unsigned T : C.Layout.Threads)
     S += (S.empty() ? "" : "/") + std::to_string(T);
   return S;
 }
@@ -396,12 +409,13 @@ std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Ve
       if (!C.native() && !C.alone())
         E << YAML::Key << "registers" << YAML::Value << C.Registers << YAML::Key << "spill_bytes"
           << YAML::Value << C.SpillBytes << YAML::Key << "blocks_per_sm" << YAML::Value
-          << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value << C.MinBlocksPerSm
-          << YAML::Key << "grid" << YAML::Value << gridModeName(C.Grid) << YAML::Key << "waves"
-          << YAML::Value << C.Waves;
-      if (!C.WarpgroupRegisters.empty())
-        E << YAML::Key << "entry_registers" << YAML::Value << C.EntryRegisters << YAML::Key
-          << "warpgroup_registers" << YAML::Value << YAML::Flow << C.WarpgroupRegisters;
+          << C.BlocksPerSm << YAML::Key << "min_blocks_per_sm" << YAML::Value
+          << C.Layout.MinBlocksPerSm.value_or(0) << YAML::Key << "grid" << YAML::Value
+          << gridModeName(C.Layout.Grid) << YAML::Key << "waves" << YAML::Value << C.Layout.Waves;
+      if (C.Layout.Registers == RegisterPolicy::PerWarpgroup)
+        E << YAML::Key << "entry_registers" << YAML::Value << C.Layout.EntryRegisters.value_or(0)
+          << YAML::Key << "warpgroup_registers" << YAML::Value << YAML::Flow
+          << C.Layout.SectionRegisters;
       E << YAML::EndMap;
     }
     E << YAML::EndSeq << YAML::EndMap;

@@ -43,13 +43,6 @@ void split(const std::vector<TuneMember> &Members, unsigned Step, size_t I, unsi
   }
 }
 
-std::string joined(const std::vector<unsigned> &Threads) {
-  std::string S;
-  for (unsigned T : Threads)
-    S += (S.empty() ? "" : "-") + std::to_string(T);
-  return S;
-}
-
 } // namespace
 
 std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Members, unsigned Step,
@@ -91,24 +84,20 @@ static bool ownsWarpgroups(GridMode G) {
   return G == GridMode::AsLaunched || G == GridMode::Persistent;
 }
 
-/// What a variant's name says of its grid: nothing for the grid as launched.
-static std::string gridSuffix(GridMode G) {
-  switch (G) {
-  case GridMode::AsLaunched:
-    return "";
-  case GridMode::Persistent:
-    return "-p";
-  case GridMode::Dynamic:
-    return "-d";
-  case GridMode::Proportional:
-    return "";
-  }
-  return "";
+/// A layout of \p Threads side by side (or stacked, on a grid that stacks).
+static FusedLayout layout(const std::vector<unsigned> &Threads, GridMode G,
+                          RegisterPolicy R = RegisterPolicy::Compiler, unsigned Waves = 1) {
+  FusedLayout L;
+  L.Threads = Threads;
+  L.Grid = G;
+  L.Registers = R;
+  L.Waves = Waves;
+  return L;
 }
 
-std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
-                                  const std::vector<GridMode> &Grids) {
-  std::vector<Variant> Out;
+std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
+                                      const std::vector<GridMode> &Grids) {
+  std::vector<FusedLayout> Out;
   std::vector<std::vector<unsigned>> Splits = partitions(Members, Step);
   std::vector<unsigned> Even = evenSplit(Members);
   if (!Even.empty() && std::find(Splits.begin(), Splits.end(), Even) == Splits.end())
@@ -120,16 +109,15 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
     for (GridMode G : Grids) {
       if (stacksRanges(G))
         continue;
-      std::string Name = "h" + joined(P) + gridSuffix(G);
-      Out.push_back({Name, false, P, false, G});
-      Out.push_back({Name + "-rb", false, P, true, G});
+      Out.push_back(layout(P, G));
+      Out.push_back(layout(P, G, RegisterPolicy::Bounded));
       if (ownsWarpgroups(G) && wholeWarpgroups(P))
-        Out.push_back({Name + "-wr", false, P, false, G, 1, true});
+        Out.push_back(layout(P, G, RegisterPolicy::PerWarpgroup));
       // A second wave lets a block start where one finished: measured
       // faster for some pairs, slower for others (docs/benchmarks.md).
       if (G == GridMode::Persistent) {
-        Out.push_back({Name + "2", false, P, false, G, 2});
-        Out.push_back({Name + "2-rb", false, P, true, G, 2});
+        Out.push_back(layout(P, G, RegisterPolicy::Compiler, 2));
+        Out.push_back(layout(P, G, RegisterPolicy::Bounded, 2));
       }
     }
   // Each resident block takes the sum of its warpgroups' counts from the
@@ -140,16 +128,19 @@ std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsign
       for (unsigned Total = 256; Total < fusedThreads(Members); Total += 256)
         for (const std::vector<unsigned> &P : partitions(Members, 128, Total))
           if (wholeWarpgroups(P))
-            Out.push_back({"h" + joined(P) + gridSuffix(G) + "-wr", false, P, false, G, 1, true});
+            Out.push_back(layout(P, G, RegisterPolicy::PerWarpgroup));
   // One kernel at a time on its own block: no split to choose.
   for (GridMode G : Grids)
     if (stacksRanges(G)) {
-      Out.push_back({"proportional", false, Own, false, G});
-      Out.push_back({"proportional-rb", false, Own, true, G});
+      Out.push_back(layout(Own, G));
+      Out.push_back(layout(Own, G, RegisterPolicy::Bounded));
     }
   for (GridMode G : Grids)
-    if (!stacksRanges(G))
-      Out.push_back({"vertical" + gridSuffix(G), true, Own, false, G});
+    if (!stacksRanges(G)) {
+      FusedLayout Vertical = layout(Own, G);
+      Vertical.Vertical = true;
+      Out.push_back(Vertical);
+    }
   return Out;
 }
 

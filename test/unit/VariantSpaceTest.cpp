@@ -21,15 +21,15 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   // 14 + 1 variants the paper's search profiles; every split is whole
   // warpgroups, so each also has registers per warpgroup, and so do the
   // 1 + 3 + 5 splits of blocks of 256, 512 and 768 threads.
-  std::vector<kfuse::Variant> V = kfuse::variantSpace(M, 128);
+  std::vector<kfuse::FusedLayout> V = kfuse::variantSpace(M, 128);
   ASSERT_EQ(V.size(), 31u);
-  EXPECT_EQ(V[0].Name, "h128-896");
-  EXPECT_FALSE(V[0].RegisterBound);
-  EXPECT_EQ(V[1].Name, "h128-896-rb");
-  EXPECT_TRUE(V[1].RegisterBound);
-  EXPECT_EQ(V[2].Name, "h128-896-wr");
-  EXPECT_TRUE(V[2].WarpgroupRegisters);
-  EXPECT_FALSE(V[2].RegisterBound);
+  EXPECT_EQ(V[0].name(), "h128-896");
+  EXPECT_FALSE(V[0].Registers == kfuse::RegisterPolicy::Bounded);
+  EXPECT_EQ(V[1].name(), "h128-896-rb");
+  EXPECT_TRUE(V[1].Registers == kfuse::RegisterPolicy::Bounded);
+  EXPECT_EQ(V[2].name(), "h128-896-wr");
+  EXPECT_TRUE(V[2].Registers == kfuse::RegisterPolicy::PerWarpgroup);
+  EXPECT_FALSE(V[2].Registers == kfuse::RegisterPolicy::Bounded);
   EXPECT_TRUE(V.back().Vertical);
   EXPECT_EQ(V.back().Threads, (Split{512, 512}));
 }
@@ -39,22 +39,23 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
 // kernel runs at a time (nor on the dynamic grid, to keep the space small).
 TEST(VariantSpace, WarpgroupRegistersOnlyForWholeWarpgroups) {
   std::vector<TuneMember> M{{512, true}, {512, true}};
-  std::vector<kfuse::Variant> V = kfuse::variantSpace(
+  std::vector<kfuse::FusedLayout> V = kfuse::variantSpace(
       M, 64,
       {kfuse::GridMode::AsLaunched, kfuse::GridMode::Persistent, kfuse::GridMode::Proportional});
   auto Has = [&](const std::string &Name) {
-    return std::any_of(V.begin(), V.end(), [&](const kfuse::Variant &X) { return X.Name == Name; });
+    return std::any_of(V.begin(), V.end(),
+                       [&](const kfuse::FusedLayout &X) { return X.name() == Name; });
   };
   EXPECT_TRUE(Has("h384-640-wr"));
   EXPECT_FALSE(Has("h448-576-wr")); // 448 is 3.5 warpgroups.
   EXPECT_TRUE(Has("h384-640-p-wr"));
   EXPECT_FALSE(Has("h384-640-p2-wr"));
-  for (const kfuse::Variant &X : V) {
-    if (X.WarpgroupRegisters) {
-      EXPECT_NE(X.Grid, kfuse::GridMode::Proportional) << X.Name;
-      EXPECT_FALSE(X.RegisterBound) << X.Name;
+  for (const kfuse::FusedLayout &X : V) {
+    if (X.Registers == kfuse::RegisterPolicy::PerWarpgroup) {
+      EXPECT_NE(X.Grid, kfuse::GridMode::Proportional) << X.name();
+      EXPECT_FALSE(X.Registers == kfuse::RegisterPolicy::Bounded) << X.name();
       for (unsigned T : X.Threads)
-        EXPECT_EQ(T % 128, 0u) << X.Name;
+        EXPECT_EQ(T % 128, 0u) << X.name();
     }
   }
 }
@@ -64,15 +65,15 @@ TEST(VariantSpace, WarpgroupRegistersOnlyForWholeWarpgroups) {
 // for a pair whose blocks add up to 768, every split in whole warpgroups.
 TEST(VariantSpace, WarpgroupRegistersOnSmallerBlocks) {
   std::vector<TuneMember> M{{512, true}, {256, true}};
-  std::vector<kfuse::Variant> V = kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent});
+  std::vector<kfuse::FusedLayout> V = kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent});
   std::vector<std::string> Smaller;
-  for (const kfuse::Variant &X : V) {
+  for (const kfuse::FusedLayout &X : V) {
     unsigned Sum = 0;
     for (unsigned T : X.Threads)
       Sum += T;
     if (!X.Vertical && Sum < 768) {
-      EXPECT_TRUE(X.WarpgroupRegisters) << X.Name;
-      Smaller.push_back(X.Name);
+      EXPECT_TRUE(X.Registers == kfuse::RegisterPolicy::PerWarpgroup) << X.name();
+      Smaller.push_back(X.name());
     }
   }
   EXPECT_EQ(Smaller, (std::vector<std::string>{"h128-128-p-wr", "h128-384-p-wr", "h256-256-p-wr",
@@ -83,11 +84,11 @@ TEST(VariantSpace, WarpgroupRegistersOnSmallerBlocks) {
 // and without the bound, and no vertical variant of that grid.
 TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
   std::vector<TuneMember> M{{512, true}, {256, false}};
-  std::vector<kfuse::Variant> V =
+  std::vector<kfuse::FusedLayout> V =
       kfuse::variantSpace(M, 256, {kfuse::GridMode::AsLaunched, kfuse::GridMode::Proportional});
   auto Named = [&](const std::string &Name) {
     return std::find_if(V.begin(), V.end(),
-                        [&](const kfuse::Variant &X) { return X.Name == Name; });
+                        [&](const kfuse::FusedLayout &X) { return X.name() == Name; });
   };
   auto P = Named("proportional");
   ASSERT_NE(P, V.end());
@@ -96,28 +97,29 @@ TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
   EXPECT_TRUE(P->stacked());
   EXPECT_FALSE(P->Vertical);
   ASSERT_NE(Named("proportional-rb"), V.end());
-  EXPECT_TRUE(Named("proportional-rb")->RegisterBound);
-  EXPECT_EQ(std::count_if(
-                V.begin(), V.end(),
-                [](const kfuse::Variant &X) { return X.Grid == kfuse::GridMode::Proportional; }),
+  EXPECT_TRUE(Named("proportional-rb")->Registers == kfuse::RegisterPolicy::Bounded);
+  EXPECT_EQ(std::count_if(V.begin(), V.end(),
+                          [](const kfuse::FusedLayout &X) {
+                            return X.Grid == kfuse::GridMode::Proportional;
+                          }),
             2);
-  EXPECT_EQ(V.back().Name, "vertical");
+  EXPECT_EQ(V.back().name(), "vertical");
 }
 
 // A persistent grid is tried with one and with two waves of blocks, each
 // without and with the bound; the other grids with one.
 TEST(VariantSpace, PersistentGridTriesTwoWaves) {
   std::vector<TuneMember> M{{256, false}, {512, true}};
-  std::vector<kfuse::Variant> V =
+  std::vector<kfuse::FusedLayout> V =
       kfuse::variantSpace(M, 256, {kfuse::GridMode::Persistent, kfuse::GridMode::Dynamic});
   std::vector<std::string> Names;
-  for (const kfuse::Variant &X : V)
-    Names.push_back(X.Name + ":" + std::to_string(X.Waves));
+  for (const kfuse::FusedLayout &X : V)
+    Names.push_back(X.name() + ":" + std::to_string(X.Waves));
   EXPECT_EQ(Names, (std::vector<std::string>{"h256-512-p:1", "h256-512-p-rb:1", "h256-512-p-wr:1",
                                              "h256-512-p2:2", "h256-512-p2-rb:2", "h256-512-d:1",
                                              "h256-512-d-rb:1", "h256-256-p-wr:1", "vertical-p:1",
                                              "vertical-d:1"}));
-  EXPECT_TRUE(V[4].RegisterBound);
+  EXPECT_TRUE(V[4].Registers == kfuse::RegisterPolicy::Bounded);
 }
 
 TEST(VariantSpace, FinerStepsGiveMoreSplits) {
@@ -158,14 +160,14 @@ TEST(VariantSpace, EvenSplitIsWhatKfuseFuseEmits) {
 
 TEST(VariantSpace, EvenSplitIsMeasuredWhereTheStepMissesIt) {
   std::vector<TuneMember> Three{{512, true}, {512, true}, {512, true}};
-  std::vector<kfuse::Variant> V = kfuse::variantSpace(Three, 256);
+  std::vector<kfuse::FusedLayout> V = kfuse::variantSpace(Three, 256);
   // Splits of 1024 in steps of 256: 3 of them, plus the even split, each
   // twice, the 3 of whole warpgroups also with registers per warpgroup,
   // then registers per warpgroup on the 3 splits of 512 threads and the 10
   // of 768 in steps of 128, and the vertical variant.
   ASSERT_EQ(V.size(), 25u);
-  EXPECT_EQ(V[6].Name, "h352-352-320");
-  EXPECT_EQ(V[7].Name, "h352-352-320-rb");
+  EXPECT_EQ(V[6].name(), "h352-352-320");
+  EXPECT_EQ(V[7].name(), "h352-352-320-rb");
   // Where the step hits it, it is not measured twice.
   EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 31u);
 }

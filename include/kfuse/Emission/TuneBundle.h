@@ -10,6 +10,7 @@
 #ifndef KFUSE_EMISSION_TUNEBUNDLE_H
 #define KFUSE_EMISSION_TUNEBUNDLE_H
 
+#include "kfuse/Plan/FusedLayout.h"
 #include "kfuse/Transforms/FusedFile.h"
 
 #include <array>
@@ -38,17 +39,12 @@ struct TuneKernel {
   unsigned SharedBytes = 0;
 };
 
+/// A variant to build and measure: its layout, whose counts the harness
+/// chooses, the source it compiles and what that source's kernel uses.
 struct TuneVariant {
-  std::string Name;   ///< "h384-640-rb"
-  std::string Source; ///< File in the bundle; bounded variants share their twin's.
-  bool Vertical = false, Bounded = false;
-  std::vector<unsigned> Threads;
-  unsigned BlockThreads = 0;
-  GridMode Grid = GridMode::AsLaunched;
-  unsigned Waves = 1;
+  FusedLayout Layout;
+  std::string Source;    ///< File in the bundle; bounded variants share their twin's.
   unsigned Barriers = 1; ///< Block barrier ids the fused kernel uses.
-  /// Each kernel's warpgroups take their own registers (setmaxnreg, sm_90a).
-  bool WarpgroupRegisters = false;
 };
 
 struct TuneFusion {

@@ -9,6 +9,7 @@
 #define KFUSE_TUNING_SELECTION_H
 
 #include "kfuse/Config/Config.h"
+#include "kfuse/Plan/FusedLayout.h"
 
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
@@ -42,16 +43,11 @@ struct CandidateResult {
   bool Valid = false;
   unsigned long long Mismatches = 0;
   std::string Error;
-  std::vector<unsigned> Threads;
+  /// A fused variant's layout as the harness measured it, read from its
+  /// fields (threads, grid, waves, register policy and counts), never from
+  /// its name.
+  FusedLayout Layout;
   unsigned BlockThreads = 0;
-  bool RegisterBound = false;
-  unsigned MinBlocksPerSm = 0;
-  GridMode Grid = GridMode::AsLaunched;
-  unsigned Waves = 1; ///< A persistent grid's blocks: resident blocks times this.
-  /// Registers per warpgroup (setmaxnreg): each kernel's count, and the
-  /// count every thread starts with; empty and 0 for one allocation.
-  std::vector<unsigned> WarpgroupRegisters;
-  unsigned EntryRegisters = 0;
   int Registers = 0, SpillBytes = 0, StaticShared = 0, BlocksPerSm = 0, BlocksPerSmModel = 0;
   double Median = 0, P25 = 0, P75 = 0;
   unsigned Samples = 0;

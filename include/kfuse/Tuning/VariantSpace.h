@@ -12,6 +12,7 @@
 #define KFUSE_TUNING_VARIANTSPACE_H
 
 #include "kfuse/Config/Config.h"
+#include "kfuse/Plan/FusedLayout.h"
 
 #include <string>
 #include <vector>
@@ -22,21 +23,6 @@ namespace kfuse {
 struct TuneMember {
   unsigned Threads; ///< Its block as launched today.
   bool Resizable;   ///< Works with any 1-D block size.
-};
-
-/// One fused kernel to build and measure.
-struct Variant {
-  std::string Name; ///< "h384-640", "h384-640-p-rb", "proportional", "vertical-d".
-  bool Vertical = false;
-  std::vector<unsigned> Threads; ///< Per kernel.
-  bool RegisterBound = false;    ///< Compiled with the HFuse bound.
-  GridMode Grid = GridMode::AsLaunched;
-  /// A persistent grid's blocks: this many times as many as are resident.
-  unsigned Waves = 1;
-  /// Each kernel's warpgroups get the registers it needs (setmaxnreg, sm_90a).
-  bool WarpgroupRegisters = false;
-  /// Every kernel from thread 0: the fused block is the largest of Threads.
-  bool stacked() const { return Vertical || stacksRanges(Grid); }
 };
 
 /// The threads of the fused block: the sum of today's blocks, at most 1024
@@ -65,8 +51,8 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 /// 256 threads), where one more block's registers may fit. Then the
 /// proportional variant (each kernel on its own block) with and without the
 /// bound, and the vertical variant in each of the other \p Grids.
-std::vector<Variant> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
-                                  const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
+std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
+                                      const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 
 } // namespace kfuse
 

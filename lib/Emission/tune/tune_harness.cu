@@ -410,7 +410,6 @@ struct Candidate {
   const Variant *variant = nullptr;
   Built *built = nullptr;
   cudaGraphExec_t graph = nullptr;
-  bool reverse = false;
   unsigned kernel = 0; // Kind::Alone: which one.
   unsigned long long bad = 0;
   bool valid = true;
@@ -464,7 +463,8 @@ void run(const Fusion &f, Inputs &in, Streams &st, Candidate &c,
       launchNative(f, in, k, st.main);
     return;
   case Kind::Streams:
-    return runSideBySide(f, in, st, c.reverse);
+  case Kind::StreamsReversed:
+    return runSideBySide(f, in, st, c.kind == Kind::StreamsReversed);
   case Kind::Graph:
     CHECK(cudaGraphLaunch(c.graph, st.main));
     return;
@@ -657,9 +657,7 @@ std::vector<Candidate> candidates(const Fusion &f, const cudaDeviceProp &prop, C
   std::vector<Candidate> cands;
   cands.push_back({"native sequential", Kind::Sequential});
   cands.push_back({"native streams", Kind::Streams});
-  Candidate rev{"native streams reversed", Kind::Streams};
-  rev.reverse = true;
-  cands.push_back(rev);
+  cands.push_back({"native streams reversed", Kind::StreamsReversed});
   Candidate graph{"native graph", Kind::Graph};
   cudaGraph_t g;
   CHECK(cudaStreamBeginCapture(st.main, cudaStreamCaptureModeThreadLocal));

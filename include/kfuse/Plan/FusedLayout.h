@@ -1,0 +1,62 @@
+//===- FusedLayout.h - one fused variant, typed, end to end -----*- C++ -*-===//
+//
+// How one fused kernel runs its kernels: side by side or one after the
+// other, each kernel's threads, the grid, its waves and how it gets its
+// registers. The tuner's variant space generates layouts, the tuning bundle
+// carries them to the harness, which measures them and writes their fields
+// to results.json, and `kfuse fuse --tuning` emits the winner's. A variant's
+// name is a printed view of its layout, never parsed. Free of Clang.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_PLAN_FUSEDLAYOUT_H
+#define KFUSE_PLAN_FUSEDLAYOUT_H
+
+#include "kfuse/Config/Config.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// How the fused kernel gets its registers.
+enum class RegisterPolicy {
+  Compiler, ///< As ptxas allocates them.
+  /// __launch_bounds__ asks for a number of resident blocks per
+  /// multiprocessor (HFuse's register bound).
+  Bounded,
+  /// Each kernel's warpgroups set their own count (setmaxnreg, sm_90a).
+  PerWarpgroup,
+};
+
+struct FusedLayout {
+  bool Vertical = false;         ///< Every kernel from thread 0, one after the other.
+  std::vector<unsigned> Threads; ///< Per kernel.
+  GridMode Grid = GridMode::AsLaunched;
+  unsigned Waves = 1; ///< A persistent grid's blocks: this many times as many as are resident.
+  RegisterPolicy Registers = RegisterPolicy::Compiler;
+  /// The counts the policy needs: the blocks per multiprocessor of a bound,
+  /// the count every thread starts with and each kernel's for warpgroups.
+  /// Empty: the tuning harness chooses them as it builds the variant (from
+  /// what the original kernels get); set once measured.
+  std::optional<unsigned> MinBlocksPerSm;
+  std::optional<unsigned> EntryRegisters;
+  std::vector<unsigned> SectionRegisters;
+
+  /// Every kernel from thread 0: the fused block is the largest of Threads.
+  bool stacked() const { return Vertical || stacksRanges(Grid); }
+  /// Threads of the fused block.
+  unsigned blockThreads() const;
+  /// The printed view: "h384-640", "h384-640-p2-rb", "h256-512-wr",
+  /// "proportional-rb", "vertical-d".
+  std::string name() const;
+  /// The variant whose source this one's is: a bounded variant compiles its
+  /// unbounded twin's source with the bound.
+  FusedLayout source() const;
+
+  bool operator==(const FusedLayout &Other) const;
+};
+
+} // namespace kfuse
+
+#endif
