@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 format=${CLANG_FORMAT:-clang-format-19}
 command -v "$format" >/dev/null || { echo "kfuse: $format not found" >&2; exit 1; }
 mapfile -t files < <(git ls-files 'lib/*.cpp' 'lib/*.h' 'lib/*.cu' 'include/*.h' 'tools/*.cpp' \
-                                  'fuzz/*.cpp' 'test/unit/*.cpp')
+                                  'fuzz/*.cpp' 'test/unit/*.cpp' 'harness/*.cu' 'harness/*.h')
 if [ "${1:-}" = --fix ]; then
   "$format" -i "${files[@]}"
   exit 0
