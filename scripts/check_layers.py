@@ -3,7 +3,7 @@
 
 The compiler is a library in stages, data flowing one way:
     Diagnostics -> Config -> Frontend -> Analysis -> Plan -> Tuning
-    -> Transforms -> Emission -> Driver
+    -> Transforms -> Emission -> Pipeline -> Driver
 A file of lib/<Stage>/ or include/kfuse/<Stage>/ may include headers of its
 own stage and of earlier ones; a library of a stage may link libraries of
 those stages only (lib/CMakeLists.txt). Prints each back-edge as
@@ -16,7 +16,7 @@ import re
 import sys
 
 STAGES = ["Diagnostics", "Config", "Frontend", "Analysis", "Plan", "Tuning",
-          "Transforms", "Emission", "Driver"]
+          "Transforms", "Emission", "Pipeline", "Driver"]
 # Libraries whose name is not their stage's.
 LIBRARY_STAGE = {"kfuseInputFiles": "Diagnostics",
                  "kfuseIndexExpr": "Analysis",

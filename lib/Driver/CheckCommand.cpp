@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kfuse/Driver/Commands.h"
-#include "kfuse/Driver/Pipeline.h"
+#include "kfuse/Pipeline/Pipeline.h"
 
 #include "kfuse/Config/Config.h"
 

@@ -9,9 +9,9 @@
 
 #include "kfuse/Driver/Commands.h"
 
-#include "FusionPipeline.h"
 #include "Outputs.h"
 #include "Support.h"
+#include "kfuse/Pipeline/FusionPipeline.h"
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelLaunches.h"

@@ -43,6 +43,13 @@ if [ "$generator" = library ]; then
     || fail "the library's fused file differs from kfuse fuse's"
   "$nvcc" -arch=sm_90 -c "$work/library.fused.cu" -o "$work/library.fused.o" \
     || fail "the library's fused file does not compile"
+  # One fusion through the pipeline stage, with a typed layout: 256 + 768 threads.
+  "$work/consumer/consumer" "$root/configs/pair.yaml" "$work/one.fused.cu" sumsq_hash 256,768 \
+    | tee "$work/one.txt" || fail "the pipeline stage did not fuse sumsq_hash"
+  grep -q "^fusion sumsq_hash: sumsq_hash_fused, 1024 threads, row_sum_squares on \[0, 256), hash_rounds on \[256, 1024)$" \
+    "$work/one.txt" || fail "the pipeline stage did not lay sumsq_hash out as asked"
+  "$nvcc" -arch=sm_90 -c "$work/one.fused.cu" -o "$work/one.fused.o" \
+    || fail "the pipeline stage's fused file does not compile"
   echo "PASS: a tool links kfuse's installed libraries and fuses through the public pipeline"
   exit 0
 fi

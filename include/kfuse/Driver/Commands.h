@@ -7,7 +7,7 @@
 #ifndef KFUSE_DRIVER_COMMANDS_H
 #define KFUSE_DRIVER_COMMANDS_H
 
-#include "kfuse/Version.h"
+#include "kfuse/Pipeline/Pipeline.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -18,17 +18,6 @@
 namespace kfuse {
 
 class Reporter;
-
-constexpr const char *Version = KFUSE_VERSION;
-
-/// How sources are parsed, shared by every command.
-struct ParseSettings {
-  std::string CudaPath = "/usr/local/cuda";
-  std::optional<std::string> GpuArch; ///< Default: the compile command's, else sm_90.
-  std::string ResourceDir = KFUSE_CLANG_RESOURCE_DIR;
-  std::optional<std::string> BuildDir;
-  std::vector<std::string> ExtraArgs;
-};
 
 /// Where `kfuse fuse --rewrite-launches` puts the rewritten host files.
 enum class RewriteOutput {

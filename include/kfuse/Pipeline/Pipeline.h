@@ -1,6 +1,7 @@
 //===- Pipeline.h - a config's fusions as the fused-file model -*- C++ -*-===//
 //
-// The pipeline `kfuse fuse` runs, for tools built on kfuse's libraries:
+// The pipeline `kfuse fuse` runs, for tools built on kfuse's libraries
+// (kfuse/Pipeline/FusionPipeline.h builds one fusion at a time):
 // read the config, parse and analyze the kernels, plan, transform, and stop
 // before printing. The result is the model the transforms own
 // (kfuse/Transforms/FusedFile.h); kfuse/Emission/FusedFilePrinter.h prints
@@ -8,12 +9,12 @@
 // reports them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KFUSE_DRIVER_PIPELINE_H
-#define KFUSE_DRIVER_PIPELINE_H
+#ifndef KFUSE_PIPELINE_PIPELINE_H
+#define KFUSE_PIPELINE_PIPELINE_H
 
-#include "kfuse/Driver/Commands.h"
 #include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Transforms/LaunchRewriter.h"
+#include "kfuse/Version.h"
 
 #include <optional>
 #include <string>
@@ -22,6 +23,17 @@
 namespace kfuse {
 
 class Reporter;
+
+constexpr const char *Version = KFUSE_VERSION;
+
+/// How sources are parsed, shared by every command.
+struct ParseSettings {
+  std::string CudaPath = "/usr/local/cuda";
+  std::optional<std::string> GpuArch; ///< Default: the compile command's, else sm_90.
+  std::string ResourceDir = KFUSE_CLANG_RESOURCE_DIR;
+  std::optional<std::string> BuildDir;
+  std::vector<std::string> ExtraArgs;
+};
 
 /// What to fuse, as `kfuse fuse` takes it.
 struct FusionInput {
@@ -61,6 +73,9 @@ struct FusionVerdict {
 std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
                                        Reporter &Diags,
                                        std::vector<FusionVerdict> *Verdicts = nullptr);
+
+/// Where the rewritten copy of host file \p File goes.
+std::string copyPath(const std::string &File, const HostRewriteTarget &Target);
 
 } // namespace kfuse
 

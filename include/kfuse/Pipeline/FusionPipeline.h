@@ -6,8 +6,8 @@
 // Internal to the driver.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KFUSE_LIB_DRIVER_FUSIONPIPELINE_H
-#define KFUSE_LIB_DRIVER_FUSIONPIPELINE_H
+#ifndef KFUSE_PIPELINE_FUSIONPIPELINE_H
+#define KFUSE_PIPELINE_FUSIONPIPELINE_H
 
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Config/Config.h"

@@ -1,7 +1,6 @@
 //===- FusionPipeline.cpp - from a config's fusions to fused kernels ------===//
 
-#include "FusionPipeline.h"
-#include "Support.h"
+#include "kfuse/Pipeline/FusionPipeline.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"

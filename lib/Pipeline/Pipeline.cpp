@@ -1,0 +1,181 @@
+//===- Pipeline.cpp - a config's fusions as the fused-file model ----------===//
+
+#include "kfuse/Pipeline/Pipeline.h"
+
+#include "kfuse/Analysis/KernelLaunches.h"
+#include "kfuse/Analysis/LaunchRewrites.h"
+#include "kfuse/Diagnostics/Reporter.h"
+#include "kfuse/Pipeline/FusionPipeline.h"
+#include "kfuse/Pipeline/Inputs.h"
+#include "kfuse/Plan/GridChoice.h"
+#include "kfuse/Tuning/Selection.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Path.h"
+
+#include <set>
+
+namespace kfuse {
+
+/// Where the rewritten copy of host file \p File goes.
+std::string copyPath(const std::string &File, const HostRewriteTarget &Target) {
+  return (llvm::Twine(Target.CopyDir) + llvm::sys::path::get_separator() +
+          llvm::sys::path::filename(File))
+      .str();
+}
+
+namespace {
+
+using diag::ID;
+
+/// The config's layout, or with measurements the one they chose.
+class FusionLayouts {
+public:
+  /// \p RewritesLaunches: the launches of a fusion the measurements keep
+  /// native stay as they are.
+  FusionLayouts(const Config &C, const std::optional<std::string> &Path,
+                const std::optional<TuneResults> &Tuning, bool RewritesLaunches, Reporter &Diags)
+      : C(C), Path(Path), Tuning(Tuning), RewritesLaunches(RewritesLaunches), Diags(Diags) {}
+
+  std::optional<FusionLayout> of(const FusionSpec &F, bool BlocksWait) {
+    if (!Tuning) {
+      sayDefaultGrid(F, BlocksWait);
+      return FusionLayout();
+    }
+    const FusionResult *R = findMeasurements(*Tuning, F.Name, *Path, Diags);
+    if (!R)
+      return std::nullopt;
+    Verdict V = decide(*R);
+    if (V.Fuse)
+      return tunedLayout(V, *Path);
+    KeptNative.insert(F.Name);
+    Diags.report(RewritesLaunches ? ID::TuningKeepsLaunches : ID::TuningKeepsNative)
+        << *Path << F.Name << V.Reason;
+    sayDefaultGrid(F, BlocksWait);
+    return FusionLayout();
+  }
+
+  /// Whether the measurements found fusion \p Name's original launches faster.
+  bool keepsNative(const std::string &Name) const { return KeptNative.count(Name) != 0; }
+
+private:
+  const Config &C;
+  const std::optional<std::string> &Path;
+  const std::optional<TuneResults> &Tuning;
+  bool RewritesLaunches;
+  Reporter &Diags;
+  std::set<std::string> KeptNative;
+
+  /// Without measurements, a fusion whose config names no grid runs on the
+  /// one kfuse chooses, and the user hears which.
+  void sayDefaultGrid(const FusionSpec &F, bool BlocksWait) {
+    GridChoice Choice = chooseGrid(C, F, BlocksWait);
+    if (Choice.Default)
+      Diags.report({{ID::GridDefault,
+                     F.Position.Line,
+                     F.Position.Column,
+                     {F.Name, gridModeName(Choice.Mode), Choice.Why}}},
+                   C.Path);
+  }
+};
+
+/// The host code of each fusion (the pipeline's index, and its fused
+/// kernel) with its launches rewritten into one launcher call; or nothing
+/// after reporting why a group of launches cannot be.
+std::optional<std::vector<RewrittenHost>>
+rewriteHostCode(FusionPipeline &Pipeline,
+                const std::vector<std::pair<size_t, const FusedKernel *>> &Fused,
+                SourceParser &Parser, const HostRewriteTarget &Target, Reporter &Diags) {
+  const Config &C = Pipeline.config();
+  std::vector<LaunchGroup> Groups;
+  std::vector<const FusedKernel *> Kernels;
+  for (const auto &[Index, Kernel] : Fused) {
+    const FusionSpec &F = Pipeline.fusion(Index);
+    std::optional<std::string> Host = hostFileOf(C, F, !Target.CopyDir.empty(), Diags);
+    clang::ASTUnit *Unit = Host ? Parser.parse(*Host, CompileSide::Host) : nullptr;
+    if (!Unit)
+      continue;
+    const std::vector<FusionMember> &Members = Pipeline.members(Index);
+    std::vector<KernelUses> Uses;
+    for (const FusionMember &M : Members)
+      Uses.push_back(kernelUses(*M.Unit, *M.Model.Decl, Parser.rejected(*M.Unit)));
+    if (std::optional<LaunchGroup> G =
+            findLaunchGroup(*Unit, Parser.rejected(*Unit), C, F, Members, Uses, Diags)) {
+      Groups.push_back(std::move(*G));
+      Kernels.push_back(Kernel);
+    }
+  }
+  if (Diags.errorCount() != 0 || !groupsDisjoint(Groups, Diags))
+    return std::nullopt;
+  return rewriteLaunches(Groups, Kernels, Target);
+}
+
+} // namespace
+
+std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const FusionInput &Input,
+                                       Reporter &Diags, std::vector<FusionVerdict> *Verdicts) {
+  std::optional<Config> C = readConfigFile(Input.ConfigPath, Diags);
+  if (!C)
+    return std::nullopt;
+  std::vector<const FusionSpec *> Fusions = selectFusions(*C, Input.Fusion, Diags);
+  if (Fusions.empty())
+    return std::nullopt;
+  std::optional<TuneResults> Tuning;
+  if (Input.Tuning && !(Tuning = readTuneResults(*Input.Tuning, Diags)))
+    return std::nullopt;
+  std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
+  if (!Options)
+    return std::nullopt;
+  SourceParser Parser(*Options, Diags);
+  FusionOutput Result;
+  FusedFile &File = Result.File;
+  File.Generator = std::string("kfuse ") + Version;
+  File.Config = Input.ConfigPath;
+  File.LauncherHeader = Input.LauncherHeader;
+  FusionPipeline Pipeline(*C, Parser, Diags);
+  Pipeline.load(Fusions);
+  FusionLayouts Layouts(*C, Input.Tuning, Tuning, Input.RewriteLaunches.has_value(), Diags);
+  std::vector<size_t> Fused; ///< The fusion of each fused kernel.
+  for (size_t I = 0; I < Pipeline.size(); ++I) {
+    unsigned Before = Diags.errorCount();
+    // A fusion whose kernels were not found is reported already.
+    if (Pipeline.resolved(I)) {
+      std::optional<FusionLayout> Layout =
+          Layouts.of(Pipeline.fusion(I), pollsOtherBlocks(Pipeline.members(I)));
+      if (!Layout)
+        return std::nullopt;
+      if (std::optional<FusedKernel> K = Pipeline.fuse(I, *Layout)) {
+        File.Kernels.push_back(std::move(*K));
+        Fused.push_back(I);
+      }
+    }
+    if (Verdicts)
+      Verdicts->push_back(
+          {Pipeline.fusion(I).Name, Pipeline.resolved(I) && Diags.errorCount() == Before});
+  }
+  if (Diags.errorCount() != 0)
+    return std::nullopt;
+  if (Input.RewriteLaunches) {
+    // Launches the measurements found faster as they are stay so.
+    std::vector<std::pair<size_t, const FusedKernel *>> Rewritten;
+    for (size_t K = 0; K < Fused.size(); ++K)
+      if (!Layouts.keepsNative(Pipeline.fusion(Fused[K]).Name))
+        Rewritten.push_back({Fused[K], &File.Kernels[K]});
+    std::optional<std::vector<RewrittenHost>> Hosts =
+        rewriteHostCode(Pipeline, Rewritten, Parser, *Input.RewriteLaunches, Diags);
+    if (!Hosts)
+      return std::nullopt;
+    Result.Hosts = std::move(*Hosts);
+    // A copy of a file the config replaces is what the fused file includes.
+    if (!Input.RewriteLaunches->CopyDir.empty())
+      for (const RewrittenHost &H : Result.Hosts)
+        Pipeline.includeWholeAs(H.File, copyPath(H.File, *Input.RewriteLaunches));
+  }
+  File.Preambles = Pipeline.preambles(Input.OutputDir);
+  if (Diags.errorCount() != 0)
+    return std::nullopt;
+  Result.Read = runInputs(Input.ConfigPath, Input.Tuning, Parser);
+  return Result;
+}
+
+} // namespace kfuse
