@@ -42,17 +42,16 @@
 namespace kfuse {
 namespace {
 
-/// A variant's source in the bundle: the harness defines the bound
-/// (KFUSE_MIN_BLOCKS_PER_SM, which a bounded twin compiles the same source
-/// with) and each warpgroup's count, from the registers the originals get.
+/// A variant's source in the bundle: the harness chooses the bound (which a
+/// bounded twin compiles the same source with; none for the twin itself)
+/// and each warpgroup's count, from the registers the originals get.
 FusionLayout emittedLayout(const FusedLayout &V, std::string Name) {
   FusionLayout Layout = layoutOf(V);
   Layout.Name = std::move(Name);
-  Layout.MinBlocksPerSm = "KFUSE_MIN_BLOCKS_PER_SM";
+  Layout.MinBlocksPerSm = RegisterCount::harness();
   if (V.Registers == RegisterPolicy::PerWarpgroup) {
-    Layout.EntryRegisters = "KFUSE_ENTRY_REGISTERS";
-    for (size_t K = 0; K < V.Threads.size(); ++K)
-      Layout.SectionRegisters.push_back("KFUSE_REGISTERS_" + std::to_string(K));
+    Layout.EntryRegisters = RegisterCount::harness();
+    Layout.SectionRegisters.assign(V.Threads.size(), RegisterCount::harness());
   }
   return Layout;
 }

@@ -11,6 +11,12 @@
 namespace kfuse {
 namespace {
 
+/// A count as the kernel is compiled with it: the number, or the macro the
+/// tuning harness defines as it builds the variant.
+std::string spelled(const RegisterCount &C, const std::string &HarnessMacro) {
+  return C.From == RegisterCount::Source::Number ? std::to_string(C.Value) : HarnessMacro;
+}
+
 /// How the launcher refuses a launch configuration.
 constexpr llvm::StringLiteral InvalidConfiguration = "return cudaErrorInvalidConfiguration;";
 
@@ -142,9 +148,11 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
 /// registers another range waits for); on other targets than sm_90a it
 /// is left out, and the section runs on the entry allocation.
 void printSetRegisters(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
-  OS << "// Its warpgroups take " << K.SectionRegisters[I] << " registers per thread.\n";
+  std::string Count = spelled(K.SectionRegisters[I], "KFUSE_REGISTERS_" + std::to_string(I));
+  OS << "// Its warpgroups take " << Count << " registers per thread.\n";
   OS << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
-     << "kfuse_set_registers<" << K.SectionRegisters[I] << ", " << K.EntryRegisters << ">();\n"
+     << "kfuse_set_registers<" << Count << ", "
+     << spelled(K.EntryRegisters, "KFUSE_ENTRY_REGISTERS") << ">();\n"
      << "#endif\n";
 }
 
@@ -294,7 +302,8 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
                             "works with any 1-D grid.\n"
                           : "a persistent grid: each fused block loops over original blocks.\n");
   OS << "__global__ void __launch_bounds__(" << K.BlockThreads
-     << (K.MinBlocksPerSm.empty() ? "" : ", " + K.MinBlocksPerSm) << ") " << K.KernelName << "(";
+     << (K.MinBlocksPerSm ? ", " + spelled(K.MinBlocksPerSm, "KFUSE_MIN_BLOCKS_PER_SM") : "")
+     << ") " << K.KernelName << "(";
   printKernelParams(OS, K, /*Launch=*/false);
   OS << ") {\n";
   OS << "const unsigned kfuse_tid = threadIdx.x;\n";

@@ -271,11 +271,11 @@ FusionLayout layoutOf(const FusedLayout &L) {
   Layout.Grid = L.Grid;
   Layout.Waves = L.Waves;
   if (L.Registers != RegisterPolicy::Compiler && L.MinBlocksPerSm)
-    Layout.MinBlocksPerSm = std::to_string(*L.MinBlocksPerSm);
+    Layout.MinBlocksPerSm = RegisterCount::number(*L.MinBlocksPerSm);
   if (L.Registers == RegisterPolicy::PerWarpgroup && L.EntryRegisters) {
-    Layout.EntryRegisters = std::to_string(*L.EntryRegisters);
+    Layout.EntryRegisters = RegisterCount::number(*L.EntryRegisters);
     for (unsigned R : L.SectionRegisters)
-      Layout.SectionRegisters.push_back(std::to_string(R));
+      Layout.SectionRegisters.push_back(RegisterCount::number(R));
   }
   return Layout;
 }

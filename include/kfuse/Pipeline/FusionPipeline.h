@@ -36,17 +36,17 @@ struct FusionLayout {
   std::string MeasuredVariant, MeasuredIn;
   bool Vertical = false;        ///< Every kernel from thread 0, one after the other.
   std::string Name;             ///< Names the kernel and launcher; empty: the fusion's.
-  std::string MinBlocksPerSm;   ///< Second __launch_bounds__ argument; empty: none.
+  RegisterCount MinBlocksPerSm; ///< Second __launch_bounds__ argument.
   std::optional<GridMode> Grid; ///< Instead of the config's.
   unsigned Waves = 1;           ///< For persistent grids: resident blocks times this.
   /// Per-warpgroup registers (sm_90a): the entry count and each kernel's;
   /// empty for one allocation for all.
-  std::string EntryRegisters;
-  std::vector<std::string> SectionRegisters;
+  RegisterCount EntryRegisters;
+  std::vector<RegisterCount> SectionRegisters;
 };
 
 /// The pipeline's layout of a fused variant: its threads, grid and waves,
-/// and the register counts it holds, printed as numbers.
+/// and the register counts it holds.
 FusionLayout layoutOf(const FusedLayout &L);
 
 /// What pipelines find of a parsed file whatever the fusion, kept for the

@@ -97,6 +97,19 @@ struct FusedSection {
   bool OnFusedGrid = false;
 };
 
+/// A count the fused kernel is compiled with (a bound of resident blocks,
+/// registers per thread): none, a number, or the one the tuning harness
+/// chooses as it builds the variant, from the registers the original kernels
+/// get (a macro it defines, which the printer spells).
+struct RegisterCount {
+  enum class Source { None, Number, Harness };
+  Source From = Source::None;
+  unsigned Value = 0; ///< For Number.
+  static RegisterCount number(unsigned V) { return {Source::Number, V}; }
+  static RegisterCount harness() { return {Source::Harness, 0}; }
+  explicit operator bool() const { return From != Source::None; }
+};
+
 struct FusedKernel {
   std::string Fusion;
   std::string KernelName;
@@ -107,15 +120,14 @@ struct FusedKernel {
   unsigned BlockThreads = 0;
   unsigned BarrierIds = 1; ///< Block barriers it uses, as the plan gave out ids.
   bool Vertical = false;   ///< Every section from thread 0, one after the other.
-  /// The second argument of __launch_bounds__ (a number or a macro), which
-  /// bounds the registers; empty for none.
-  std::string MinBlocksPerSm;
+  /// The second argument of __launch_bounds__, which bounds the registers.
+  RegisterCount MinBlocksPerSm;
   /// Hopper's per-warpgroup registers (setmaxnreg, sm_90a): the kernel
-  /// starts with EntryRegisters per thread (numbers or macros), and each
-  /// section's warpgroups change to SectionRegisters[I] before it runs.
-  /// Empty for one allocation for all.
-  std::string EntryRegisters;
-  std::vector<std::string> SectionRegisters;
+  /// starts with EntryRegisters per thread, and each section's warpgroups
+  /// change to SectionRegisters[I] before it runs. Empty for one
+  /// allocation for all.
+  RegisterCount EntryRegisters;
+  std::vector<RegisterCount> SectionRegisters;
   std::vector<FusedSection> Sections;
   GridMode Grid = GridMode::AsLaunched;
   /// For persistent grids: resident blocks times this many. A second wave
