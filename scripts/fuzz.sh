@@ -29,7 +29,7 @@ python3 "$root/scripts/fuzz_kfuse.py" --config-seeds "$out/seeds"
 clang=$(command -v clang++-19 || command -v clang++)
 "$clang" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" "$root/fuzz/ConfigFuzzer.cpp" "$root/lib/Config/Config.cpp" \
-  "$root/lib/Diagnostics/DiagnosticIds.cpp" -lyaml-cpp -o "$out/config-fuzzer"
+  -lyaml-cpp -o "$out/config-fuzzer"
 
 config_rc=0
 (cd "$out/findings" && "$out/config-fuzzer" -max_total_time="$seconds" -seed="$seed" \
