@@ -19,7 +19,10 @@
 #include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/SuggestionPrinter.h"
+#include "kfuse/Pipeline/Inputs.h"
+#include "kfuse/Tuning/Estimate.h"
 #include "kfuse/Tuning/Profile.h"
+#include "kfuse/Tuning/Selection.h"
 #include "kfuse/Tuning/Suggestions.h"
 
 #include "clang/AST/ASTContext.h"
@@ -77,6 +80,9 @@ public:
     std::optional<ProfileResult> Profile;
     if (Request.Profile && !(Profile = readProfile(*Request.Profile)))
       return 1;
+    std::optional<TuneResults> Calibration;
+    if (Request.Peaks && !(Calibration = readTuneResults(*Request.Peaks, Diags)))
+      return 1;
     std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
     if (!Options)
       return 1;
@@ -85,7 +91,7 @@ public:
       return 1;
     Suggestions S = describe();
     if (Profile)
-      attachProfile(S, *Profile);
+      attachProfile(S, *Profile, Calibration ? &*Calibration : nullptr);
     checkReadiness(S, Parser);
     Diags.report(diag::ID::SuggestWork)
         << std::to_string(Related) << std::to_string(Found.size()) << std::to_string(FusedToCheck)
@@ -100,6 +106,8 @@ public:
     Outputs.addInputs(Parser.commandFiles());
     if (Request.Profile)
       Outputs.addInputs({absolutePath(*Request.Profile)});
+    if (Request.Peaks)
+      Outputs.addInputs({absolutePath(*Request.Peaks)});
     if (Request.Markdown) {
       printSuggestions(S, TableFormat::Markdown, MarkdownOut);
       Outputs.stage(*Request.Markdown, Markdown);
@@ -383,7 +391,9 @@ private:
     return C;
   }
 
-  void attachProfile(Suggestions &S, const ProfileResult &P) {
+  /// With \p Calibration, the estimate divides by the peaks the harness
+  /// measured on the GPU; without, by the profile's shares of peak.
+  void attachProfile(Suggestions &S, const ProfileResult &P, const TuneResults *Calibration) {
     S.Profiled = true;
     std::set<std::string> Matched;
     for (SuggestedLaunch &L : S.Launches)
@@ -405,12 +415,20 @@ private:
       if (!Matched.count(K.Name))
         Diags.report(diag::ID::ProfileUnmatched) << K.Name;
     for (Candidate &C : S.Candidates) {
-      std::vector<const ProfiledKernel *> Of;
+      std::vector<KernelDemand> Of;
       for (size_t I : C.Members)
         if (S.Launches[I].Profile)
-          Of.push_back(&*S.Launches[I].Profile);
-      if (Of.size() == C.Members.size())
-        C.Bound = boundGroup(Of);
+          Of.push_back(demandOf(*S.Launches[I].Profile));
+      if (Of.size() != C.Members.size())
+        continue;
+      DevicePeaks Peaks;
+      DeviceLimits Device;
+      if (Calibration && Calibration->Peaks)
+        Peaks = *Calibration->Peaks;
+      if (Calibration && Calibration->Limits)
+        Device = *Calibration->Limits;
+      // Each kernel keeps the block it is launched with.
+      C.Bound = estimateFusion(Of, Device, Peaks, 32);
     }
   }
 

@@ -21,6 +21,7 @@
 #include "kfuse/Emission/TuneBundle.h"
 #include "kfuse/Tuning/Chart.h"
 #include "kfuse/Tuning/Evaluation.h"
+#include "kfuse/Tuning/Explanation.h"
 #include "kfuse/Tuning/Selection.h"
 #include "kfuse/Tuning/VariantSpace.h"
 
@@ -354,6 +355,7 @@ private:
           continue;
         std::string Source = F.Name + "." + V.source().name() + ".cu";
         TF.Variants.push_back({V, Source});
+        TF.Variants.back().Even = isEvenSplit(V, evenSplit(Shape));
         if (!(V.source() == V))
           continue;
         std::optional<FusedKernel> K =
@@ -481,6 +483,23 @@ private:
     return Cases;
   }
 
+  /// Why each measured fusion gains what it gains, in the pipeline's order.
+  std::vector<FusionExplanation> explanations(FusionPipeline &Pipeline, const TuneResults &Results,
+                                              const std::vector<EvaluationRow> &Rows) {
+    std::vector<FusionExplanation> Why;
+    for (const EvaluationRow &Row : Rows)
+      for (size_t I = 0; I < Pipeline.size(); ++I) {
+        const FusionResult *R = Results.find(Pipeline.fusion(I).Name);
+        if (!R || R->Fusion != Row.Fusion)
+          continue;
+        std::vector<TuneMember> Shape;
+        for (const FusionMember &M : Pipeline.members(I))
+          Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize});
+        Why.push_back(explain(Results, *R, Row, Shape, Pipeline.fusion(I).Tune.Step));
+      }
+    return Why;
+  }
+
   /// Chooses per fusion, writes the report and, for the fusions where a
   /// variant wins, the fused file with that variant.
   int select(const Config &C, FusionPipeline &Pipeline, const std::string &ResultsPath,
@@ -531,6 +550,10 @@ private:
                     renderChartSvg(Results->Fusions[I], Verdicts[I]), MakeDirectory);
     std::vector<EvaluationRow> Rows = evaluate(evaluationCases(Pipeline, *Results, Verdicts));
     Written.stage(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), MakeDirectory);
+    std::vector<FusionExplanation> Why = explanations(Pipeline, *Results, Rows);
+    Written.stage(ReportDir + "/why.md", printExplanations(*Results, Why), MakeDirectory);
+    Written.stage(ReportDir + "/" + ThroughputChartFileName, renderThroughputChartSvg(Why),
+                  MakeDirectory);
     Written.stage(ReportDir + "/" + RatioChartFileName, renderRatioChartSvg(*Results, Rows),
                   MakeDirectory);
     // Written when no variant wins too: an earlier run's winners left in

@@ -138,7 +138,7 @@ private:
     for (size_t I = 0; I < S.Candidates.size(); ++I) {
       const Candidate &C = S.Candidates[I];
       Rows.push_back({std::to_string(I + 1), C.Name, members(S, C), verdict(C),
-                      C.Bound ? times(C.Bound->Estimate) : "-",
+                      C.Bound ? times(C.Bound->Speedup) : "-",
                       C.Bound ? times(C.Bound->Overlap) : "-", S.Profiled ? limits(S, C) : "-"});
     }
     table({"rank", "fusion", "launches", "verdict", "estimate", "overlap", "limits"}, Rows);
@@ -162,8 +162,10 @@ private:
                                  "file is compiled in its place");
     }
     if (S.Profiled)
-      OS << (Markdown ? "\n" : "") << "estimate: (T1 + T2) / max(T1, T2, memory work, compute work)"
-         << " from the profile; overlap: (T1 + T2) / max(T1, T2)\n";
+      OS << (Markdown ? "\n" : "")
+         << "estimate: (T1 + T2) over the fused time, at least each kernel's time with the warps "
+            "the fused block leaves it and all kernels' memory and compute work at the peaks "
+            "(docs/suggest.md); overlap: (T1 + T2) / max(T1, T2)\n";
   }
 };
 
@@ -287,7 +289,7 @@ private:
     std::string Note;
     if (C.Bound)
       Note =
-          "estimated " + times(C.Bound->Estimate) + ", perfect overlap " + times(C.Bound->Overlap);
+          "estimated " + times(C.Bound->Speedup) + ", perfect overlap " + times(C.Bound->Overlap);
     line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
   }
 };

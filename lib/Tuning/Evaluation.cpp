@@ -2,6 +2,8 @@
 
 #include "kfuse/Tuning/Evaluation.h"
 
+#include "kfuse/Tuning/VariantSpace.h"
+
 #include "Svg.h"
 
 #include <algorithm>
@@ -49,8 +51,7 @@ EvaluationRow row(const EvaluationCase &Case) {
       Row.StreamsReversed = &C;
     else if (C.Kind == CandidateKind::Vertical)
       Row.Vertical = &C;
-    else if (C.Kind == CandidateKind::Horizontal && C.Layout.Registers != RegisterPolicy::Bounded &&
-             C.Layout.Threads == Case.EvenSplit)
+    else if (C.Kind == CandidateKind::Horizontal && isEvenSplit(C.Layout, Case.EvenSplit))
       Row.Even = &C;
   }
   if (Case.Choice) {

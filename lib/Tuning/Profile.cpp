@@ -37,7 +37,10 @@ KernelLimit ProfiledKernel::limit() const {
 
 const char *profileMetrics() {
   return "gpu__time_duration.sum,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
-         "sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread";
+         "sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,"
+         "dram__bytes.sum,smsp__inst_executed.sum,sm__warps_active.avg.per_cycle_active,"
+         "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+         "smsp__warp_issue_stalled_barrier_per_warp_active.pct";
 }
 
 namespace {
@@ -161,6 +164,7 @@ struct Launch {
   std::string Kernel;
   std::optional<std::array<uint64_t, 3>> Grid, Block;
   std::optional<double> DurationUs, MemoryPercent, ComputePercent, Registers;
+  std::optional<double> DramBytes, WarpInsts, ActiveWarps, DramPercent, BarrierStalls;
 };
 
 class Reader {
@@ -295,6 +299,30 @@ private:
       L.ComputePercent = number(C->first);
     if (auto R = Metric("launch__registers_per_thread"))
       L.Registers = number(R->first);
+    if (auto B = Metric("dram__bytes.sum"))
+      L.DramBytes = bytes(B->first, B->second, Line);
+    if (auto I = Metric("smsp__inst_executed.sum"))
+      L.WarpInsts = number(I->first);
+    if (auto W = Metric("sm__warps_active.avg.per_cycle_active"))
+      L.ActiveWarps = number(W->first);
+    if (auto D = Metric("dram__throughput.avg.pct_of_peak_sustained_elapsed"))
+      L.DramPercent = number(D->first);
+    if (auto S = Metric("smsp__warp_issue_stalled_barrier_per_warp_active.pct"))
+      L.BarrierStalls = number(S->first);
+  }
+
+  /// A byte count in \p Unit ("byte", "Kbyte", "Mbyte", "Gbyte"), or nothing
+  /// after saying why not.
+  std::optional<double> bytes(const std::string &Value, const std::string &Unit, unsigned Line) {
+    static const std::map<std::string, double> Scale = {
+        {"byte", 1}, {"Kbyte", 1e3}, {"Mbyte", 1e6}, {"Gbyte", 1e9}, {"Tbyte", 1e12}};
+    std::optional<double> V = number(Value);
+    auto It = Scale.find(Unit);
+    if (!V || It == Scale.end() || *V < 0) {
+      problem(Line, "the DRAM traffic '" + Value + "' in '" + Unit + "' is not a byte count");
+      return std::nullopt;
+    }
+    return *V * It->second;
   }
 
   void readDetail(const std::vector<std::string> &F, unsigned Line) {
@@ -311,6 +339,10 @@ private:
       L.ComputePercent = number(Value);
     else if (Name == "Registers Per Thread")
       L.Registers = number(Value);
+    else if (Name == "DRAM Throughput" && U == "%")
+      L.DramPercent = number(Value);
+    else if (Name == "Achieved Active Warps Per SM")
+      L.ActiveWarps = number(Value);
   }
 
   /// What of \p L no GPU measures: a negative time, a share of peak outside
@@ -376,29 +408,45 @@ private:
       if (Of.front()->Block)
         K.Block = *Of.front()->Block;
       K.Registers = static_cast<unsigned>(Of.front()->Registers.value_or(0));
+      readOptional(Of, K);
       Result.Kernels.push_back(std::move(K));
     }
+    for (const Launch &L : Launches) {
+      ProfiledKernel K;
+      K.Name = L.Kernel;
+      K.Launches = 1;
+      K.MedianUs = K.TotalUs = *L.DurationUs;
+      K.MemoryPercent = *L.MemoryPercent;
+      K.ComputePercent = *L.ComputePercent;
+      K.Grid = L.Grid.value_or(K.Grid);
+      K.Block = L.Block.value_or(K.Block);
+      K.Registers = static_cast<unsigned>(L.Registers.value_or(0));
+      readOptional({&L}, K);
+      Result.Launches.push_back(std::move(K));
+    }
+  }
+
+  /// The medians of the metrics every launch of \p Of has.
+  static void readOptional(const std::vector<const Launch *> &Of, ProfiledKernel &K) {
+    auto Median = [&](std::optional<double> Launch::*Field) -> std::optional<double> {
+      std::vector<double> V;
+      for (const Launch *L : Of) {
+        if (!(L->*Field))
+          return std::nullopt;
+        V.push_back(*(L->*Field));
+      }
+      return median(V);
+    };
+    K.DramBytes = Median(&Launch::DramBytes);
+    K.WarpInsts = Median(&Launch::WarpInsts);
+    K.ActiveWarps = Median(&Launch::ActiveWarps);
+    K.DramPercent = Median(&Launch::DramPercent);
+    K.BarrierStalls = Median(&Launch::BarrierStalls);
   }
 };
 
 } // namespace
 
 ProfileResult parseNcuCsv(const std::string &Text) { return Reader().run(Text); }
-
-PairBound boundGroup(const std::vector<const ProfiledKernel *> &Kernels) {
-  double Sum = 0, Longest = 0, Memory = 0, Compute = 0;
-  for (const ProfiledKernel *K : Kernels) {
-    Sum += K->MedianUs;
-    Longest = std::max(Longest, K->MedianUs);
-    Memory += K->MedianUs * K->MemoryPercent / 100;
-    Compute += K->MedianUs * K->ComputePercent / 100;
-  }
-  PairBound B;
-  if (Longest <= 0)
-    return B;
-  B.Overlap = Sum / Longest;
-  B.Estimate = Sum / std::max({Longest, Memory, Compute});
-  return B;
-}
 
 } // namespace kfuse

@@ -201,14 +201,54 @@ bool fromJSON(const llvm::json::Value &V, NativeKernel &K, llvm::json::Path P) {
   return O && O.map("kernel", K.Kernel) && mapCount(V, P, "registers", K.Registers) &&
          mapCount(V, P, "spill_bytes", K.SpillBytes) &&
          mapCount(V, P, "block_threads", K.BlockThreads) &&
-         mapCount(V, P, "blocks_per_sm", K.BlocksPerSm);
+         mapCount(V, P, "blocks_per_sm", K.BlocksPerSm) &&
+         mapCount(V, P, "static_shared_bytes", K.StaticShared);
+}
+
+/// A profile the harness could not take, or whose CSV kfuse cannot read,
+/// is no measurement error: the report says why it has no explanation.
+bool fromJSON(const llvm::json::Value &V, FusionProfile &F, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  std::string Csv;
+  if (!O || !O.mapOptional("error", F.Error) || !O.mapOptional("launches", F.Launches) ||
+      !O.mapOptional("csv", Csv))
+    return false;
+  if (!F.Error.empty())
+    return true;
+  F.Measured = parseNcuCsv(Csv);
+  if (!F.Measured.Problems.empty()) {
+    const diag::Problem &First = F.Measured.Problems.front();
+    F.Error = "its CSV line " + std::to_string(First.Line) + ": " +
+              (First.Args.empty() ? std::string("unreadable") : First.Args.front());
+  } else if (F.Measured.Launches.size() != F.Launches.size()) {
+    F.Error = "it measured " + std::to_string(F.Measured.Launches.size()) + " launches of the " +
+              std::to_string(F.Launches.size()) + " it names";
+  }
+  return true;
 }
 
 bool fromJSON(const llvm::json::Value &V, FusionResult &F, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   return O && O.map("fusion", F.Fusion) && O.mapOptional("gpu", F.Gpu) &&
          mapFinite(V, P, "compile_seconds", F.CompileSeconds) &&
-         O.mapOptional("candidates", F.Candidates) && O.mapOptional("native", F.Natives);
+         O.mapOptional("candidates", F.Candidates) && O.mapOptional("native", F.Natives) &&
+         O.mapOptional("profile", F.Profile);
+}
+
+bool fromJSON(const llvm::json::Value &V, DevicePeaks &D, llvm::json::Path P) {
+  return mapFinite(V, P, "dram_bytes_per_us", D.DramBytesPerUs) &&
+         mapFinite(V, P, "warp_inst_per_us", D.WarpInstsPerUs) &&
+         mapCount(V, P, "issue_warps_per_sm", D.IssueWarps) &&
+         mapCount(V, P, "memory_warps_per_sm", D.MemoryWarps);
+}
+
+/// The limits as cudaGetDeviceProperties gave them to the harness.
+bool fromJSON(const llvm::json::Value &V, DeviceLimits &D, llvm::json::Path P) {
+  return mapCount(V, P, "sms", D.Sms) && mapCount(V, P, "threads_per_sm", D.ThreadsPerSm) &&
+         mapCount(V, P, "blocks_per_sm", D.BlocksPerSm) &&
+         mapCount(V, P, "registers_per_sm", D.RegistersPerSm) &&
+         mapCount(V, P, "shared_per_sm", D.SharedPerSm) &&
+         mapCount(V, P, "reserved_shared_per_block", D.ReservedSharedPerBlock);
 }
 
 bool fromJSON(const llvm::json::Value &V, TuneResults &R, llvm::json::Path P) {
@@ -216,7 +256,8 @@ bool fromJSON(const llvm::json::Value &V, TuneResults &R, llvm::json::Path P) {
   return O && O.map("device", R.Device) && O.map("fusions", R.Fusions) &&
          O.mapOptional("sm", R.Sm) && O.mapOptional("driver_api", R.DriverApi) &&
          O.mapOptional("runtime", R.Runtime) && O.mapOptional("gpus", R.Gpus) &&
-         mapCount(V, P, "seed", R.Seed);
+         mapCount(V, P, "seed", R.Seed) && O.mapOptional("peaks", R.Peaks) &&
+         O.mapOptional("limits", R.Limits);
 }
 
 namespace {
@@ -253,6 +294,15 @@ std::string threads(const CandidateResult &C) {
 }
 
 } // namespace
+
+const ProfiledKernel *FusionProfile::of(const std::string &Name) const {
+  if (!Error.empty())
+    return nullptr;
+  for (size_t I = 0; I < Launches.size() && I < Measured.Launches.size(); ++I)
+    if (Launches[I] == Name)
+      return &Measured.Launches[I];
+  return nullptr;
+}
 
 std::optional<TuneResults> parseTuneResults(const std::string &Text, diag::Problem &Problem) {
   auto Fail = [&](unsigned Line, unsigned Column, std::string Reason) {

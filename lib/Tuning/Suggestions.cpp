@@ -17,7 +17,7 @@ void rankCandidates(Suggestions &S) {
       S.Candidates.begin(), S.Candidates.end(), [](const Candidate &A, const Candidate &B) {
         if (tier(A) != tier(B))
           return tier(A) < tier(B);
-        double EA = A.Bound ? A.Bound->Estimate : 0, EB = B.Bound ? B.Bound->Estimate : 0;
+        double EA = A.Bound ? A.Bound->Speedup : 0, EB = B.Bound ? B.Bound->Speedup : 0;
         if (EA != EB)
           return EA > EB;
         double OA = A.Bound ? A.Bound->Overlap : 0, OB = B.Bound ? B.Bound->Overlap : 0;

@@ -72,6 +72,11 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
   return Sizes;
 }
 
+bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even) {
+  return !L.Vertical && !Even.empty() && L.Threads == Even && L.Grid == GridMode::AsLaunched &&
+         L.Registers == RegisterPolicy::Compiler;
+}
+
 /// setmaxnreg sets the registers of whole warpgroups of 128 threads.
 static bool wholeWarpgroups(const std::vector<unsigned> &Threads) {
   return std::all_of(Threads.begin(), Threads.end(), [](unsigned T) { return T % 128 == 0; });
@@ -113,12 +118,14 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
       Out.push_back(layout(P, G, RegisterPolicy::Bounded));
       if (ownsWarpgroups(G) && wholeWarpgroups(P))
         Out.push_back(layout(P, G, RegisterPolicy::PerWarpgroup));
-      // A second wave lets a block start where one finished: measured
-      // faster for some pairs, slower for others (docs/benchmarks.md).
-      if (G == GridMode::Persistent) {
-        Out.push_back(layout(P, G, RegisterPolicy::Compiler, 2));
-        Out.push_back(layout(P, G, RegisterPolicy::Bounded, 2));
-      }
+      // More waves let a block start where one finished, so a block's
+      // slowest range holds its slot for less of the run: measured faster
+      // for some pairs, slower for others (docs/benchmarks.md).
+      if (G == GridMode::Persistent)
+        for (unsigned Waves = 2; Waves <= MaxWaves; ++Waves) {
+          Out.push_back(layout(P, G, RegisterPolicy::Compiler, Waves));
+          Out.push_back(layout(P, G, RegisterPolicy::Bounded, Waves));
+        }
     }
   // Each resident block takes the sum of its warpgroups' counts from the
   // register file: a smaller block can let one more block fit where the

@@ -106,9 +106,9 @@ TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
   EXPECT_EQ(V.back().name(), "vertical");
 }
 
-// A persistent grid is tried with one and with two waves of blocks, each
+// A persistent grid is tried with one to four waves of blocks, each
 // without and with the bound; the other grids with one.
-TEST(VariantSpace, PersistentGridTriesTwoWaves) {
+TEST(VariantSpace, PersistentGridTriesUpToFourWaves) {
   std::vector<TuneMember> M{{256, false}, {512, true}};
   std::vector<kfuse::FusedLayout> V =
       kfuse::variantSpace(M, 256, {kfuse::GridMode::Persistent, kfuse::GridMode::Dynamic});
@@ -116,9 +116,10 @@ TEST(VariantSpace, PersistentGridTriesTwoWaves) {
   for (const kfuse::FusedLayout &X : V)
     Names.push_back(X.name() + ":" + std::to_string(X.Waves));
   EXPECT_EQ(Names, (std::vector<std::string>{"h256-512-p:1", "h256-512-p-rb:1", "h256-512-p-wr:1",
-                                             "h256-512-p2:2", "h256-512-p2-rb:2", "h256-512-d:1",
-                                             "h256-512-d-rb:1", "h256-256-p-wr:1", "vertical-p:1",
-                                             "vertical-d:1"}));
+                                             "h256-512-p2:2", "h256-512-p2-rb:2", "h256-512-p3:3",
+                                             "h256-512-p3-rb:3", "h256-512-p4:4",
+                                             "h256-512-p4-rb:4", "h256-512-d:1", "h256-512-d-rb:1",
+                                             "h256-256-p-wr:1", "vertical-p:1", "vertical-d:1"}));
   EXPECT_TRUE(V[4].Registers == kfuse::RegisterPolicy::Bounded);
 }
 

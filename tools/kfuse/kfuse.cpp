@@ -6,7 +6,8 @@
 //   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run [--gpus LIST]] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
 //   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
-//   kfuse suggest [FILES.cu] [--profile NCU.csv] [-o CONFIG.yaml] [--markdown OUT.md]
+//   kfuse suggest [FILES.cu] [--profile NCU.csv [--peaks RESULTS.json]] [-o CONFIG.yaml]
+//                 [--markdown OUT.md]
 //                 [-p BUILD_DIR] [-- ARGS]
 //   kfuse --version
 //
@@ -122,6 +123,10 @@ cl::opt<std::string> Profile("profile",
                              cl::desc("Nsight Compute's CSV of a run of the program (ncu --csv), "
                                       "to rank the candidates by what fusing could gain"),
                              cl::value_desc("ncu.csv"), cl::sub(Suggest), cl::cat(Category));
+cl::opt<std::string> Peaks("peaks",
+                           cl::desc("A results.json of kfuse tune's harness on the profiled GPU: "
+                                    "its measured peaks calibrate the estimate"),
+                           cl::value_desc("results.json"), cl::sub(Suggest), cl::cat(Category));
 cl::opt<std::string> Markdown("markdown", cl::desc("Also write the table as Markdown"),
                               cl::value_desc("file.md"), cl::sub(Suggest), cl::cat(Category));
 cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_commands.json"),
@@ -276,6 +281,7 @@ int runCommand(int argc, const char **argv) {
     kfuse::SuggestRequest Request;
     Request.Files.assign(SuggestFiles.begin(), SuggestFiles.end());
     Request.Profile = Given(Profile);
+    Request.Peaks = Given(Peaks);
     Request.Output = Given(SuggestOutput);
     Request.Markdown = Given(Markdown);
     Request.Quiet = Quiet;

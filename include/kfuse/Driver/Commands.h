@@ -96,7 +96,10 @@ struct SuggestRequest {
   /// The program's CUDA files; empty: every .cu file of the compilation
   /// database (-p).
   std::vector<std::string> Files;
-  std::optional<std::string> Profile;  ///< Nsight Compute's CSV of a run.
+  std::optional<std::string> Profile; ///< Nsight Compute's CSV of a run.
+  /// A results.json of kfuse tune's harness on the GPU the profile ran on:
+  /// its measured peaks calibrate the estimate.
+  std::optional<std::string> Peaks;
   std::optional<std::string> Output;   ///< The config for kfuse tune.
   std::optional<std::string> Markdown; ///< The table as Markdown.
   bool Quiet = false;                  ///< No progress and no count on stderr.

@@ -45,6 +45,7 @@ struct TuneVariant {
   FusedLayout Layout;
   std::string Source;    ///< File in the bundle; bounded variants share their twin's.
   unsigned Barriers = 1; ///< Block barrier ids the fused kernel uses.
+  bool Even = false;     ///< What kfuse fuse emits untuned: profiled beside the fastest.
 };
 
 struct TuneFusion {

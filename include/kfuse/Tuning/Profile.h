@@ -40,13 +40,21 @@ struct ProfiledKernel {
   double ComputePercent = 0;                             ///< Median SM throughput, % of peak.
   std::array<uint64_t, 3> Grid{0, 0, 0}, Block{0, 0, 0}; ///< Of its first launch.
   unsigned Registers = 0;
+  /// What the calibrated estimate and the tuning report read, where the
+  /// profile measured them (the raw page with profileMetrics()); medians.
+  std::optional<double> DramBytes;     ///< Bytes read and written in DRAM, per launch.
+  std::optional<double> WarpInsts;     ///< Warp instructions executed, per launch.
+  std::optional<double> ActiveWarps;   ///< Achieved warps per multiprocessor while active.
+  std::optional<double> DramPercent;   ///< DRAM throughput, % of peak.
+  std::optional<double> BarrierStalls; ///< Share of active warps waiting at a barrier, %.
 
   KernelLimit limit() const;
 };
 
 struct ProfileResult {
-  std::vector<ProfiledKernel> Kernels; ///< In the order they first ran.
-  std::vector<diag::Problem> Problems; ///< Lines of the file.
+  std::vector<ProfiledKernel> Kernels;  ///< In the order they first ran.
+  std::vector<ProfiledKernel> Launches; ///< Each launch by itself, in order.
+  std::vector<diag::Problem> Problems;  ///< Lines of the file.
 };
 
 /// Reads Nsight Compute's CSV (`ncu --csv --page raw --metrics ...` or the
@@ -56,19 +64,6 @@ ProfileResult parseNcuCsv(const std::string &Text);
 
 /// The metrics the raw page needs, as `ncu --metrics` takes them.
 const char *profileMetrics();
-
-/// What running two kernels side by side could gain over one after the
-/// other, from their profiles.
-struct PairBound {
-  /// (T1 + T2) / max(T1, T2): perfect overlap.
-  double Overlap = 1;
-  /// (T1 + T2) over the least time both fit in: neither finishes sooner
-  /// than alone, and their memory and compute work each fit in the peak
-  /// throughput (T1 m1 + T2 m2 <= T, likewise for compute).
-  double Estimate = 1;
-};
-/// The bound of a group of kernels (two or more) run side by side.
-PairBound boundGroup(const std::vector<const ProfiledKernel *> &Kernels);
 
 } // namespace kfuse
 

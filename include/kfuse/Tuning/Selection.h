@@ -10,6 +10,8 @@
 
 #include "kfuse/Config/Config.h"
 #include "kfuse/Plan/FusedLayout.h"
+#include "kfuse/Tuning/Estimate.h"
+#include "kfuse/Tuning/Profile.h"
 
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
@@ -62,7 +64,18 @@ struct CandidateResult {
 /// What the toolchain gave an original kernel, at the block it is launched with.
 struct NativeKernel {
   std::string Kernel;
-  int Registers = 0, SpillBytes = 0, BlockThreads = 0, BlocksPerSm = 0;
+  int Registers = 0, SpillBytes = 0, BlockThreads = 0, BlocksPerSm = 0, StaticShared = 0;
+};
+
+/// What Nsight Compute measured of one fusion's launches: the original
+/// kernels, the fastest variant and the even split, each run once.
+struct FusionProfile {
+  std::vector<std::string> Launches; ///< The candidate each launch ran, in order.
+  ProfileResult Measured;            ///< Measured.Launches[i] is Launches[i].
+  std::string Error;                 ///< Why there is no profile; empty when there is.
+
+  /// The launch of candidate \p Name, if profiled.
+  const ProfiledKernel *of(const std::string &Name) const;
 };
 
 struct FusionResult {
@@ -71,6 +84,7 @@ struct FusionResult {
   double CompileSeconds = 0;
   std::vector<CandidateResult> Candidates;
   std::vector<NativeKernel> Natives;
+  std::optional<FusionProfile> Profile; ///< Absent from harnesses before profiles.
 
   /// Kernel \p K's time alone, if it was measured.
   const CandidateResult *alone(size_t K) const;
@@ -80,7 +94,9 @@ struct TuneResults {
   std::string Device, Sm;
   int DriverApi = 0, Runtime = 0;
   unsigned Seed = 0;
-  std::vector<std::string> Gpus; ///< The GPUs of one model the fusions were spread over.
+  std::vector<std::string> Gpus;      ///< The GPUs of one model the fusions were spread over.
+  std::optional<DevicePeaks> Peaks;   ///< As the harness measured them.
+  std::optional<DeviceLimits> Limits; ///< What bounds blocks per multiprocessor.
   std::vector<FusionResult> Fusions;
 
   const FusionResult *find(const std::string &Fusion) const;

@@ -10,6 +10,7 @@
 #define KFUSE_TUNING_SUGGESTIONS_H
 
 #include "kfuse/Config/Config.h"
+#include "kfuse/Tuning/Estimate.h"
 #include "kfuse/Tuning/Profile.h"
 
 #include <array>
@@ -65,7 +66,7 @@ struct Candidate {
   /// fuse them (their kernels read variables the program writes), as the
   /// config names them.
   std::vector<std::string> Replace;
-  std::optional<PairBound> Bound; ///< With a profile of every member.
+  std::optional<FusionEstimate> Bound; ///< With a profile of every member.
 
   bool independent() const { return Conflicts.empty(); }
   bool ready() const { return independent() && Checked && Refusals.empty(); }

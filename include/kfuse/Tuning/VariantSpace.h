@@ -42,9 +42,17 @@ std::vector<std::vector<unsigned>> partitions(const std::vector<TuneMember> &Mem
 /// partition planner's), or nothing where the planner finds none.
 std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 
+/// The most waves of resident blocks a persistent grid is tried with.
+constexpr unsigned MaxWaves = 4;
+
+/// Whether \p L is what `kfuse fuse` emits untuned: \p Even side by side on
+/// the grid as launched, registers as the compiler chooses.
+bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
+
 /// Each partition (the even split among them, added where the step misses
 /// it) in each of \p Grids but the proportional one, without and with the
-/// register bound, and on a persistent grid also with two waves of blocks.
+/// register bound, and on a persistent grid also with 2 to MaxWaves waves of
+/// blocks.
 /// Where every kernel's part is whole warpgroups of 128 threads, also with
 /// registers per warpgroup ("-wr": Hopper's setmaxnreg; the harness builds it
 /// on sm_90 only), and so for the splits of smaller blocks too (multiples of
