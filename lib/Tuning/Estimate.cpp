@@ -10,8 +10,7 @@
 
 namespace kfuse {
 
-unsigned DeviceLimits::blocksPerSm(unsigned Threads, unsigned Registers,
-                                   size_t SharedBytes) const {
+unsigned DeviceLimits::blocksPerSm(unsigned Threads, unsigned Registers, size_t SharedBytes) const {
   if (Threads == 0)
     return 0;
   unsigned Warps = (Threads + 31) / 32;
@@ -23,13 +22,6 @@ unsigned DeviceLimits::blocksPerSm(unsigned Threads, unsigned Registers,
   if (SharedBytes)
     Blocks = std::min<size_t>(Blocks, SharedPerSm / (SharedBytes + ReservedSharedPerBlock));
   return Blocks;
-}
-
-KernelLimit KernelDemand::limit() const {
-  ProfiledKernel P;
-  P.MemoryPercent = MemoryPercent;
-  P.ComputePercent = ComputePercent;
-  return P.limit();
 }
 
 KernelDemand demandOf(const ProfiledKernel &K) {
@@ -101,9 +93,8 @@ double neededWarps(const KernelDemand &K, const DeviceLimits &Device, const Devi
   auto [Memory, Issue] = demandTimes(K, Peaks, Calibrated);
   if (std::max(Memory, Issue) < SaturatedShare * K.Us)
     return Alone;
-  double Saturate = Memory >= Issue
-                        ? (Peaks.MemoryWarps ? Peaks.MemoryWarps : DefaultMemoryWarps)
-                        : (Peaks.IssueWarps ? Peaks.IssueWarps : DefaultIssueWarps);
+  double Saturate = Memory >= Issue ? (Peaks.MemoryWarps ? Peaks.MemoryWarps : DefaultMemoryWarps)
+                                    : (Peaks.IssueWarps ? Peaks.IssueWarps : DefaultIssueWarps);
   return std::min(Alone, Saturate);
 }
 
@@ -141,8 +132,8 @@ unsigned fusedBlocks(const std::vector<KernelDemand> &Kernels, const DeviceLimit
   }
   unsigned Blocks = Device.blocksPerSm(Block, Registers, Shared);
   if (Warpgroups && Pool > 0)
-    Blocks = std::max(Blocks, std::min(Device.blocksPerSm(Block, 0, Shared),
-                                       Device.RegistersPerSm / Pool));
+    Blocks = std::max(Blocks,
+                      std::min(Device.blocksPerSm(Block, 0, Shared), Device.RegistersPerSm / Pool));
   return Blocks;
 }
 
@@ -151,8 +142,8 @@ std::vector<double> stretched(const std::vector<KernelDemand> &Kernels, const De
                               const std::vector<unsigned> &Threads, unsigned Blocks) {
   std::vector<double> Times;
   for (size_t I = 0; I < Kernels.size(); ++I) {
-    double Warps = gridCapped(Blocks, Kernels[I], Device) *
-                   warpsOf(I < Threads.size() ? Threads[I] : 0);
+    double Warps =
+        gridCapped(Blocks, Kernels[I], Device) * warpsOf(I < Threads.size() ? Threads[I] : 0);
     Times.push_back(Warps > 0 ? Kernels[I].Us * std::max(1.0, Needed[I] / Warps)
                               : std::numeric_limits<double>::infinity());
   }
@@ -161,18 +152,17 @@ std::vector<double> stretched(const std::vector<KernelDemand> &Kernels, const De
 
 } // namespace
 
-std::vector<double> rangeTimes(const std::vector<KernelDemand> &Kernels,
-                               const DeviceLimits &Device, const DevicePeaks &Peaks,
-                               const std::vector<unsigned> &Threads, unsigned BlocksPerSm) {
+std::vector<double> rangeTimes(const std::vector<KernelDemand> &Kernels, const DeviceLimits &Device,
+                               const DevicePeaks &Peaks, const std::vector<unsigned> &Threads,
+                               unsigned BlocksPerSm) {
   std::vector<double> Needed;
   for (const KernelDemand &K : Kernels)
     Needed.push_back(neededWarps(K, Device, Peaks, calibrated(Kernels, Peaks)));
   return stretched(Kernels, Device, Needed, Threads, BlocksPerSm);
 }
 
-FusionEstimate estimateFusion(const std::vector<KernelDemand> &Kernels,
-                              const DeviceLimits &Device, const DevicePeaks &Peaks,
-                              unsigned Step) {
+FusionEstimate estimateFusion(const std::vector<KernelDemand> &Kernels, const DeviceLimits &Device,
+                              const DevicePeaks &Peaks, unsigned Step) {
   FusionEstimate E;
   double Longest = 0;
   size_t Shared = 0;
@@ -193,10 +183,15 @@ FusionEstimate estimateFusion(const std::vector<KernelDemand> &Kernels,
     Needed.push_back(neededWarps(K, Device, Peaks, E.Calibrated));
 
   E.FusedUs = std::numeric_limits<double>::infinity();
-  unsigned Full = fusedThreads(Members);
-  for (unsigned Total = Step; Total <= Full + Step - 1; Total += Step)
-    for (const std::vector<unsigned> &Split :
-         partitions(Members, Step ? Step : 32, std::min(Total, Full))) {
+  // The full block and the smaller ones (where per-warpgroup registers may
+  // fit one more block), each split in steps of the tuner's.
+  const unsigned S = Step ? Step : 32;
+  const unsigned Full = fusedThreads(Members);
+  std::vector<unsigned> Totals{Full};
+  for (unsigned T = S; T < Full; T += S)
+    Totals.push_back(T);
+  for (unsigned Total : Totals)
+    for (const std::vector<unsigned> &Split : partitions(Members, S, Total)) {
       unsigned Blocks = fusedBlocks(Kernels, Device, Split, Shared);
       if (Blocks == 0)
         continue;

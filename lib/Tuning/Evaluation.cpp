@@ -5,6 +5,7 @@
 #include "kfuse/Tuning/VariantSpace.h"
 
 #include "Svg.h"
+#include "Text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,12 +66,6 @@ EvaluationRow row(const EvaluationCase &Case) {
   if (Row.Sequential && Slowest > 0 && Row.Sequential->Median > Slowest)
     Row.Overlap = (Row.Sequential->Median - Row.TunedMs) / (Row.Sequential->Median - Slowest);
   return Row;
-}
-
-std::string fixed(double V, int Digits) {
-  char Buffer[64];
-  std::snprintf(Buffer, sizeof Buffer, "%.*f", Digits, V);
-  return Buffer;
 }
 
 std::string ms(const CandidateResult *C) { return C ? fixed(C->Median, 4) : "-"; }

@@ -3,10 +3,10 @@
 #include "kfuse/Tuning/Explanation.h"
 
 #include "Svg.h"
+#include "Text.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace kfuse {
 
@@ -21,12 +21,6 @@ double FusionExplanation::error() const {
 }
 
 namespace {
-
-std::string fixed(double V, int Digits) {
-  char Buffer[64];
-  std::snprintf(Buffer, sizeof Buffer, "%.*f", Digits, V);
-  return Buffer;
-}
 
 std::string percent(std::optional<double> V) { return V ? fixed(*V, 0) + "%" : "-"; }
 
@@ -92,14 +86,16 @@ FusionExplanation explain(const TuneResults &R, const FusionResult &F, const Eva
 
 namespace {
 
-/// "DRAM 61% of peak (originals 45% and 12%)".
-std::string against(const char *What, std::optional<double> Fused,
+/// "61% (originals 45% and 12%)".
+std::string against(std::optional<double> Fused,
                     const std::vector<std::optional<double>> &Originals, bool Percent) {
-  auto Show = [&](std::optional<double> V) { return Percent ? percent(V) : V ? fixed(*V, 1) : "-"; };
+  auto Show = [&](std::optional<double> V) {
+    return Percent ? percent(V) : V ? fixed(*V, 1) : "-";
+  };
   std::vector<std::string> Them;
   for (std::optional<double> V : Originals)
     Them.push_back(Show(V));
-  return std::string(What) + " " + Show(Fused) + " (originals " + listed(Them) + ")";
+  return Show(Fused) + " (originals " + listed(Them) + ")";
 }
 
 std::string describeProfile(const FusionExplanation &E, const CandidateResult &C,
@@ -110,13 +106,18 @@ std::string describeProfile(const FusionExplanation &E, const CandidateResult &C
     Sm.push_back(O->ComputePercent);
     Warps.push_back(O->ActiveWarps);
   }
-  std::string S = "'" + C.Name + "' runs at " + against("DRAM", P.DramPercent, Dram, true) +
-                  " of peak and " + against("SM", P.ComputePercent, Sm, true) +
-                  " of peak, with " + against("", P.ActiveWarps, Warps, false) +
-                  " warps active per multiprocessor";
+  std::string S = "'" + C.Name + "': DRAM at " + against(P.DramPercent, Dram, true) +
+                  " of peak, SM at " + against(P.ComputePercent, Sm, true) + ", " +
+                  against(P.ActiveWarps, Warps, false) + " warps active per multiprocessor";
   if (P.BarrierStalls)
-    S += "; " + fixed(*P.BarrierStalls, 0) + "% of its active warps wait at a barrier";
+    S += ", " + fixed(*P.BarrierStalls, 0) + "% of active warps waiting at a barrier";
   return S + ".";
+}
+
+/// "12% under the measured time".
+std::string errorWords(double Error) {
+  return fixed(100 * std::abs(Error), 0) + "% " + (Error < 0 ? "under" : "over") +
+         " the measured time";
 }
 
 std::string paragraph(const FusionExplanation &E) {
@@ -144,17 +145,16 @@ std::string paragraph(const FusionExplanation &E) {
   S += Est.Calibrated ? "." : " (shares of peak: the profile lacks DRAM bytes or instructions).";
   if (E.Fastest && E.Sequential)
     S += " Measured: '" + E.Fastest->Name + "' " + fixed(E.measuredSpeedup(), 2) + "x (" +
-         fixed(E.Fastest->Median, 4) + " ms); the estimate is " + signedPercent(E.error()) +
-         " off the measured time.";
+         fixed(E.Fastest->Median, 4) + " ms); the estimated time is " + errorWords(E.error()) + ".";
   S += "\n\n";
   if (E.Fastest && E.FastestProfile)
-    S += describeProfile(E, *E.Fastest, *E.FastestProfile) + "\n";
+    S += "The fastest variant, " + describeProfile(E, *E.Fastest, *E.FastestProfile) + "\n\n";
   if (E.Even && E.EvenProfile && E.Even != E.Fastest)
-    S += "The even split " + describeProfile(E, *E.Even, *E.EvenProfile) + "\n";
+    S += "The even split, " + describeProfile(E, *E.Even, *E.EvenProfile) + "\n\n";
   if (!E.FastestRanges.empty()) {
-    size_t Last = std::max_element(E.FastestRanges.begin(), E.FastestRanges.end()) -
-                  E.FastestRanges.begin();
-    S += "\nIn the model, '" + E.Kernels[Last].Name + "' finishes last in '" + E.Fastest->Name +
+    size_t Last =
+        std::max_element(E.FastestRanges.begin(), E.FastestRanges.end()) - E.FastestRanges.begin();
+    S += "In the model, '" + E.Kernels[Last].Name + "' finishes last in '" + E.Fastest->Name +
          "' (" + fixed(E.FastestRanges[Last] / 1000, 4) + " ms";
     if (E.FastestRanges[Last] > E.Kernels[Last].Us * 1.005)
       S += ", stretched from " + fixed(E.Kernels[Last].Us / 1000, 4) +
@@ -170,9 +170,9 @@ std::string printExplanations(const TuneResults &R, const std::vector<FusionExpl
   std::string S = "# Why each fusion gains what it gains\n\nDevice: " + R.Device + ".";
   if (R.Peaks)
     S += " Achievable peaks measured by the harness: DRAM " +
-         fixed(R.Peaks->DramBytesPerUs / 1000, 0) + " GB/s, " +
-         fixed(R.Peaks->WarpInstsPerUs, 0) + " warp instructions per microsecond, issue " +
-         "saturated by " + std::to_string(R.Peaks->IssueWarps) + " warps per multiprocessor.";
+         fixed(R.Peaks->DramBytesPerUs / 1000, 0) + " GB/s, " + fixed(R.Peaks->WarpInstsPerUs, 0) +
+         " warp instructions per microsecond, issue " + "saturated by " +
+         std::to_string(R.Peaks->IssueWarps) + " warps per multiprocessor.";
   else
     S += " The harness measured no peaks: estimates use the profile's shares of peak.";
   S += "\n\nThe estimate (kfuse suggest's model, docs/suggest.md) against the fastest variant "
@@ -189,8 +189,8 @@ std::string printExplanations(const TuneResults &R, const std::vector<FusionExpl
     S += fixed(E.Estimate->Speedup, 3) + "x | " +
          (E.measuredSpeedup() ? fixed(E.measuredSpeedup(), 3) + "x" : "-") + " | " +
          (E.Fastest ? E.Fastest->Name : "-") + " | " +
-         (E.Fastest ? signedPercent(E.error()) : "-") + " | " +
-         E.Estimate->boundName(E.Kernels) + " |\n";
+         (E.Fastest ? signedPercent(E.error()) : "-") + " | " + E.Estimate->boundName(E.Kernels) +
+         " |\n";
   }
   S += "\n![DRAM and SM throughput of the originals, the fastest variant and the even split](" +
        std::string(ThroughputChartFileName) + ")\n\n";
@@ -216,8 +216,8 @@ std::string renderThroughputChartSvg(const std::vector<FusionExplanation> &All) 
       Bars.push_back({E.Fastest->Name + " (fastest)", E.FastestProfile->DramPercent,
                       E.FastestProfile->ComputePercent});
     if (E.EvenProfile && E.Even != E.Fastest)
-      Bars.push_back({E.Even->Name + " (even)", E.EvenProfile->DramPercent,
-                      E.EvenProfile->ComputePercent});
+      Bars.push_back(
+          {E.Even->Name + " (even)", E.EvenProfile->DramPercent, E.EvenProfile->ComputePercent});
     for (const Bar &B : Bars)
       Label = std::max(Label, svg::textWidth(B.Label));
     if (!Bars.empty())

@@ -388,46 +388,15 @@ private:
         Order.push_back(L.Kernel);
       Of.push_back(&L);
     }
-    for (const std::string &Name : Order) {
-      const std::vector<const Launch *> &Of = ByKernel[Name];
-      ProfiledKernel K;
-      K.Name = Name;
-      K.Launches = Of.size();
-      std::vector<double> Us, Memory, Compute;
-      for (const Launch *L : Of) {
-        Us.push_back(*L->DurationUs);
-        Memory.push_back(*L->MemoryPercent);
-        Compute.push_back(*L->ComputePercent);
-        K.TotalUs += *L->DurationUs;
-      }
-      K.MedianUs = median(Us);
-      K.MemoryPercent = median(Memory);
-      K.ComputePercent = median(Compute);
-      if (Of.front()->Grid)
-        K.Grid = *Of.front()->Grid;
-      if (Of.front()->Block)
-        K.Block = *Of.front()->Block;
-      K.Registers = static_cast<unsigned>(Of.front()->Registers.value_or(0));
-      readOptional(Of, K);
-      Result.Kernels.push_back(std::move(K));
-    }
-    for (const Launch &L : Launches) {
-      ProfiledKernel K;
-      K.Name = L.Kernel;
-      K.Launches = 1;
-      K.MedianUs = K.TotalUs = *L.DurationUs;
-      K.MemoryPercent = *L.MemoryPercent;
-      K.ComputePercent = *L.ComputePercent;
-      K.Grid = L.Grid.value_or(K.Grid);
-      K.Block = L.Block.value_or(K.Block);
-      K.Registers = static_cast<unsigned>(L.Registers.value_or(0));
-      readOptional({&L}, K);
-      Result.Launches.push_back(std::move(K));
-    }
+    for (const std::string &Name : Order)
+      Result.Kernels.push_back(summary(ByKernel[Name]));
+    for (const Launch &L : Launches)
+      Result.Launches.push_back(summary({&L}));
   }
 
-  /// The medians of the metrics every launch of \p Of has.
-  static void readOptional(const std::vector<const Launch *> &Of, ProfiledKernel &K) {
+  /// Launches \p Of one kernel summarized: the medians of what every launch
+  /// measured, the sizes and registers of the first.
+  static ProfiledKernel summary(const std::vector<const Launch *> &Of) {
     auto Median = [&](std::optional<double> Launch::*Field) -> std::optional<double> {
       std::vector<double> V;
       for (const Launch *L : Of) {
@@ -437,11 +406,25 @@ private:
       }
       return median(V);
     };
+    const Launch &First = *Of.front();
+    ProfiledKernel K;
+    K.Name = First.Kernel;
+    K.Launches = Of.size();
+    for (const Launch *L : Of)
+      K.TotalUs += *L->DurationUs;
+    // finish() checked that every launch has these three.
+    K.MedianUs = *Median(&Launch::DurationUs);
+    K.MemoryPercent = *Median(&Launch::MemoryPercent);
+    K.ComputePercent = *Median(&Launch::ComputePercent);
+    K.Grid = First.Grid.value_or(K.Grid);
+    K.Block = First.Block.value_or(K.Block);
+    K.Registers = static_cast<unsigned>(First.Registers.value_or(0));
     K.DramBytes = Median(&Launch::DramBytes);
     K.WarpInsts = Median(&Launch::WarpInsts);
     K.ActiveWarps = Median(&Launch::ActiveWarps);
     K.DramPercent = Median(&Launch::DramPercent);
     K.BarrierStalls = Median(&Launch::BarrierStalls);
+    return K;
   }
 };
 

@@ -2,6 +2,8 @@
 
 #include "kfuse/Tuning/Selection.h"
 
+#include "Text.h"
+
 #include "kfuse/Config/Config.h"
 #include "kfuse/Tuning/Chart.h"
 
@@ -261,12 +263,6 @@ bool fromJSON(const llvm::json::Value &V, TuneResults &R, llvm::json::Path P) {
 }
 
 namespace {
-
-std::string fixed(double V, int Digits) {
-  char Buffer[64];
-  std::snprintf(Buffer, sizeof Buffer, "%.*f", Digits, V);
-  return Buffer;
-}
 
 /// A property of fused variants only.
 std::string fused(const CandidateResult &C, int Value) {

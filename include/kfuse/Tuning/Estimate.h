@@ -72,8 +72,6 @@ struct KernelDemand {
   unsigned Registers = 0;
   size_t SharedBytes = 0;
   bool Resizable = false; ///< Its block may shrink (any_block_size).
-
-  KernelLimit limit() const;
 };
 
 /// A kernel as the profile describes it, \p Threads per block.
@@ -89,12 +87,12 @@ enum class EstimateBound {
 struct FusionEstimate {
   double SequentialUs = 0; ///< The kernels one after the other.
   double FusedUs = 0;
-  double Speedup = 1; ///< SequentialUs / FusedUs.
-  double Overlap = 1; ///< SequentialUs / the longest kernel: perfect overlap.
+  double Speedup = 1;            ///< SequentialUs / FusedUs.
+  double Overlap = 1;            ///< SequentialUs / the longest kernel: perfect overlap.
   std::vector<unsigned> Threads; ///< The split that gives FusedUs.
   unsigned BlocksPerSm = 0;
   EstimateBound Bound = EstimateBound::Kernel;
-  size_t Kernel = 0; ///< Bound Kernel: which one finishes last.
+  size_t Kernel = 0;       ///< Bound Kernel: which one finishes last.
   bool Calibrated = false; ///< Absolute demands at measured peaks, not shares of peak.
 
   /// "memory", "issue" or the kernel that finishes last.
@@ -104,15 +102,15 @@ struct FusionEstimate {
 /// Each kernel's modelled time in a fused block that gives it \p Threads
 /// threads, \p BlocksPerSm blocks resident per multiprocessor: its time
 /// alone, stretched where it gets fewer warps than it needs.
-std::vector<double> rangeTimes(const std::vector<KernelDemand> &Kernels,
-                               const DeviceLimits &Device, const DevicePeaks &Peaks,
-                               const std::vector<unsigned> &Threads, unsigned BlocksPerSm);
+std::vector<double> rangeTimes(const std::vector<KernelDemand> &Kernels, const DeviceLimits &Device,
+                               const DevicePeaks &Peaks, const std::vector<unsigned> &Threads,
+                               unsigned BlocksPerSm);
 
-/// The estimate for \p Kernels fused side by side on \p Device, the fused
-/// block split in steps of \p Step threads as kfuse tune splits it.
-FusionEstimate estimateFusion(const std::vector<KernelDemand> &Kernels,
-                              const DeviceLimits &Device, const DevicePeaks &Peaks,
-                              unsigned Step);
+/// The estimate for \p Kernels fused side by side on \p Device: the least
+/// fused time over every split in steps of \p Step threads (kfuse tune's
+/// step) of the full fused block and of each smaller one.
+FusionEstimate estimateFusion(const std::vector<KernelDemand> &Kernels, const DeviceLimits &Device,
+                              const DevicePeaks &Peaks, unsigned Step);
 
 } // namespace kfuse
 
