@@ -19,7 +19,7 @@
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/FusedFilePrinter.h"
 #include "kfuse/Emission/TuneBundle.h"
-#include "kfuse/Tuning/Chart.h"
+#include "kfuse/Emission/TuningReports.h"
 #include "kfuse/Tuning/Evaluation.h"
 #include "kfuse/Tuning/Explanation.h"
 #include "kfuse/Tuning/Selection.h"
@@ -566,7 +566,7 @@ private:
     if (ToStdout)
       Out << Fused;
     Status << "kfuse: wrote " << ReportDir
-           << "/tuning-report.md, evaluation.md, tuning.yaml and charts";
+           << "/tuning-report.md, evaluation.md, why.md, tuning.yaml and charts";
     Status << (File.Kernels.empty() ? "; no fused kernel (none wins) to "
                                     : "; the winning variants to ")
            << (ToStdout ? "standard output" : Output);

@@ -48,17 +48,6 @@ struct EvaluationRow {
 
 std::vector<EvaluationRow> evaluate(const std::vector<EvaluationCase> &Cases);
 
-/// Markdown: the device, a table of times, a table of speedups and
-/// resources, and a summary line per fusion.
-std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
-
-/// The SVG of the best fused variant's speedup over native best against the
-/// time ratio of the fusion's kernels, one colour per group.
-std::string renderRatioChartSvg(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
-
-/// That chart's file name in the report directory, which evaluation.md links.
-constexpr const char *RatioChartFileName = "speedup-vs-ratio.svg";
-
 } // namespace kfuse
 
 #endif

@@ -43,15 +43,6 @@ struct FusionExplanation {
 FusionExplanation explain(const TuneResults &R, const FusionResult &F, const EvaluationRow &Row,
                           const std::vector<TuneMember> &Shape, unsigned Step);
 
-/// why.md: the estimate's error per fusion in one table, then a paragraph
-/// per fusion.
-std::string printExplanations(const TuneResults &R, const std::vector<FusionExplanation> &E);
-
-/// The SVG of DRAM and SM throughput per fusion: the originals, the fastest
-/// variant and the even split, which why.md links.
-std::string renderThroughputChartSvg(const std::vector<FusionExplanation> &E);
-constexpr const char *ThroughputChartFileName = "throughput.svg";
-
 } // namespace kfuse
 
 #endif

@@ -2,7 +2,7 @@
 //
 // The harness writes what it measured as JSON; this reads it, decides per
 // fusion whether a fused variant beats the best native launch by more than
-// the measured noise, and prints the report. Free of Clang.
+// the measured noise (the reports are Emission's). Free of Clang.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_SELECTION_H
@@ -119,12 +119,6 @@ struct Verdict {
 /// Fuse when the fastest valid variant is faster than native best by more
 /// than the noise of both measurements.
 Verdict decide(const FusionResult &R);
-
-/// A Markdown report: the device, a table per fusion and the verdicts.
-std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdicts);
-
-/// The verdicts and every candidate, as YAML.
-std::string printTuningYaml(const TuneResults &R, const std::vector<Verdict> &Verdicts);
 
 } // namespace kfuse
 

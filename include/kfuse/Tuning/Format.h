@@ -1,11 +1,11 @@
-//===- Text.h - numbers as kfuse tune's reports print them ------*- C++ -*-===//
+//===- Format.h - numbers as kfuse tune writes them ------------*- C++ -*-===//
 //
-// Internal to lib/Tuning: the reports, the evaluation and the why-report
-// print numbers the same way.
+// The verdicts Tuning gives and the reports Emission prints write numbers
+// the same way.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KFUSE_LIB_TUNING_TEXT_H
-#define KFUSE_LIB_TUNING_TEXT_H
+#ifndef KFUSE_TUNING_FORMAT_H
+#define KFUSE_TUNING_FORMAT_H
 
 #include <cstdio>
 #include <string>

@@ -3,11 +3,11 @@
 // Rectangles, lines and text, each with a class that says what it shows, so
 // tests can read a chart back. SVG renders on code-hosting pages, scales,
 // and draws every character in the viewer's own font. Internal to
-// lib/Tuning.
+// lib/Emission.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KFUSE_LIB_TUNING_SVG_H
-#define KFUSE_LIB_TUNING_SVG_H
+#ifndef KFUSE_LIB_EMISSION_SVG_H
+#define KFUSE_LIB_EMISSION_SVG_H
 
 #include <cstdint>
 #include <sstream>

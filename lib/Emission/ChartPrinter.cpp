@@ -1,6 +1,6 @@
-//===- Chart.cpp - an SVG bar chart of one fusion's measurements ----------===//
+//===- ChartPrinter.cpp - an SVG bar chart of one fusion's measurements ---===//
 
-#include "kfuse/Tuning/Chart.h"
+#include "kfuse/Emission/TuningReports.h"
 
 #include "Svg.h"
 
