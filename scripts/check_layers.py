@@ -20,6 +20,7 @@ STAGES = ["Diagnostics", "Config", "Frontend", "Analysis", "Plan", "Tuning",
 # Libraries whose name is not their stage's.
 LIBRARY_STAGE = {"kfuseInputFiles": "Diagnostics",
                  "kfuseIndexExpr": "Analysis",
+                 "kfuseThreadShares": "Analysis",
                  "kfuseVerticalPlan": "Plan"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"kfuse/([A-Za-z]+)/')
 LINK = re.compile(r"target_link_libraries\(\s*(kfuse[A-Za-z]+)([^)]*)\)", re.S)

@@ -1,15 +1,15 @@
 //===- FusionLegality.cpp - can these kernels be fused safely? ------------===//
 //
-// Horizontal fusion gives each kernel a range of one block's threads and turns
-// its barriers into partial barriers that count only that range. That is only
-// equivalent to the original when every construct acting on "the whole
-// block" is one kfuse rewrites, and when every thread of the range reaches
-// each partial barrier. Whatever kfuse cannot prove is refused here.
+// The checks of a kernel as the config declares it, of a fusion's kernels
+// together, of its layout and of its planned ranges (LegalityChecks.def);
+// KernelChecks.cpp holds those of one body. Whatever kfuse cannot prove is
+// refused here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kfuse/Analysis/FusionLegality.h"
 
+#include "kfuse/Analysis/Legality.h"
 #include "kfuse/Analysis/MemoryAccess.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
@@ -30,270 +30,7 @@
 namespace kfuse {
 namespace {
 
-/// The first type \p F's body names unqualified that a class declares (a
-/// member's nested struct or typedef): out of the class, no name reaches it.
-class ClassScopedTypes : public clang::RecursiveASTVisitor<ClassScopedTypes> {
-public:
-  const clang::NamedDecl *Found = nullptr;
-  bool VisitElaboratedTypeLoc(clang::ElaboratedTypeLoc TL) {
-    if (Found || TL.getTypePtr()->getQualifier())
-      return true;
-    const clang::Type *Named = TL.getNamedTypeLoc().getTypePtr();
-    const clang::NamedDecl *D = nullptr;
-    if (const auto *T = Named->getAs<clang::TypedefType>())
-      D = T->getDecl();
-    else if (const auto *S = llvm::dyn_cast<clang::TemplateSpecializationType>(Named))
-      D = S->getTemplateName().getAsTemplateDecl();
-    else
-      D = Named->getAsTagDecl();
-    if (D && llvm::isa<clang::CXXRecordDecl>(D->getDeclContext()))
-      Found = D;
-    return true;
-  }
-};
-
-const clang::NamedDecl *classScopedType(const clang::FunctionDecl &F) {
-  const clang::FunctionDecl *Definition = F.getDefinition();
-  if (!Definition || !Definition->getBody() || !llvm::isa<clang::CXXMethodDecl>(Definition))
-    return nullptr;
-  ClassScopedTypes Visitor;
-  Visitor.TraverseStmt(Definition->getBody());
-  return Visitor.Found;
-}
-
-} // namespace
-
-namespace {
-
 using diag::ID;
-
-/// Checks a kernel and, through its calls, every function inlined into it.
-class MemberChecker {
-public:
-  MemberChecker(const FusionMember &M, Reporter &Diags)
-      : M(M), SM(M.Unit->getSourceManager()), Diags(Diags) {}
-
-  void run() {
-    const KernelModel &Model = M.Model;
-    checkDeviceVariables();
-    checkBody(Model);
-    checkReturns(Model);
-    checkPadding(Model);
-    if (auto [Var, Helper] = Model.dynamicShared(); Var && M.Spec->AnyBlockSize) {
-      report(Model.Decl->getLocation(), ID::DynamicSharedResizable) << Model.Name;
-      if (Helper)
-        report(Var->getLocation(), ID::NoteDynamicSharedHere)
-            << Helper->getQualifiedNameAsString() << Var->getName();
-    }
-  }
-
-private:
-  const FusionMember &M;
-  clang::SourceManager &SM;
-  Reporter &Diags;
-  std::vector<const clang::FunctionDecl *> Stack; ///< Functions being inlined, outermost first.
-  std::vector<const clang::CallExpr *> CallStack;
-
-  clang::DiagnosticBuilder report(clang::SourceLocation Loc, ID Id) {
-    return Diags.report(Loc, SM, Id);
-  }
-
-  /// Where an error inside an inlined function came from.
-  void noteInlinedFrom() {
-    if (!CallStack.empty())
-      report(CallStack.front()->getBeginLoc(), ID::NoteInlinedFrom) << M.Model.Name;
-  }
-
-  /// Variables the program writes that only the same translation unit reaches.
-  void checkDeviceVariables() {
-    if (M.SameUnit)
-      return;
-    for (const clang::VarDecl *V : M.Model.reachedDeviceVariables()) {
-      auto It = M.Variables->find(V);
-      if (It == M.Variables->end() || It->second.Reach != VariableReach::SameUnit)
-        continue;
-      const DeviceVariable &Facts = It->second;
-      // -rdc only joins variables of external linkage, and is already on.
-      bool RdcHelps = !Facts.Relocatable && V->isExternallyVisible();
-      report(V->getLocation(), ID::DeviceVariable)
-          << M.Model.Name << V->getName() << M.Spec->File << !RdcHelps;
-      if (Facts.Writer.isValid())
-        report(Facts.Writer, ID::NoteVariableWriter) << Facts.WrittenBy;
-    }
-  }
-
-  void reportGroupCall(const clang::CallExpr &Call, const GroupCall &What) {
-    std::string Name = Call.getDirectCallee() ? Call.getDirectCallee()->getQualifiedNameAsString()
-                                              : std::string("sync");
-    if (What.Kind == GroupCallKind::GridSync)
-      report(Call.getBeginLoc(), ID::GridSync) << Name;
-    else
-      report(Call.getBeginLoc(), ID::KernelThisThreadBlock) << Name << What.Why;
-  }
-
-  void reportRejected(const clang::FunctionDecl &F, const Rejection &Why) {
-    report(Why.Loc, ID::ClangRejects)
-        << M.Model.Name << F.getQualifiedNameAsString() << CLANG_VERSION_STRING
-        << (&F != M.Model.Decl) << Why.Message;
-  }
-
-  void checkBody(const KernelModel &Model) {
-    unsigned Before = Diags.errorCount();
-    if (Model.Rejected) {
-      // Nothing else about a body Clang could not read is reliable.
-      reportRejected(*Model.Decl, *Model.Rejected);
-      noteInlinedFrom();
-      return;
-    }
-    Stack.push_back(Model.Decl);
-    if (Model.Conditionals.Unbalanced)
-      report(*Model.Conditionals.Unbalanced, ID::ConditionalInKernel) << Model.Name;
-    checkBarriers(Model);
-    for (const clang::CallExpr *Sync : Model.GridSyncs)
-      reportGroupCall(*Sync, {GroupCallKind::GridSync, {}, 0, ""});
-    for (const GroupRefusal &R : Model.GroupRefusals)
-      reportGroupCall(*R.Call, {GroupCallKind::Unsupported, {}, 0, R.Why});
-    if (Diags.errorCount() != Before)
-      noteInlinedFrom();
-    checkCalls(Model);
-    checkSpecialCalls(Model);
-    Stack.pop_back();
-  }
-
-  void checkBarriers(const KernelModel &Model) {
-    for (const Barrier &B : Model.Barriers) {
-      if (B.Kind == BarrierKind::Named)
-        report(B.Call->getBeginLoc(), ID::UnsupportedBarrier) << B.Callee;
-    }
-    for (const AsmBarrier &Asm : Model.AsmBarriers)
-      if (!Asm.Partial)
-        report(Asm.Stmt->getBeginLoc(), ID::InlineAsmBarrier) << Model.Name;
-    if (!Model.Gotos.empty() && !Model.Barriers.empty())
-      report(Model.Gotos.front()->getBeginLoc(), ID::GotoWithBarrier) << Model.Name;
-  }
-
-  static std::string touches(const CalleeEffect &E) {
-    if (E.Synchronizes)
-      return "synchronizes the threads";
-    if (E.ReadsBuiltins)
-      return "reads threadIdx, blockDim, blockIdx or gridDim";
-    if (E.WarpSync && !E.UsesShared)
-      return "synchronizes a warp";
-    return "uses shared memory";
-  }
-
-  /// Why \p C can be neither inlined nor called as a copy the section
-  /// defines (C.lowering() says which it needs), or nothing.
-  std::optional<std::string> obstacle(const CallSite &C) const {
-    const clang::FunctionDecl *F = C.Callee;
-    if (C.lowering() == CallLowering::SectionCopy && *C.NotCopyable)
-      return std::string(C.NotCopyable);
-    if (C.Effect.InSystemHeader)
-      return "it belongs to the CUDA toolkit, which kfuse does not inline";
-    if (!F->getDefinition())
-      return "kfuse cannot see its definition";
-    if (std::find(Stack.begin(), Stack.end(), F->getDefinition()) != Stack.end())
-      return "it calls itself, and only functions that end can be inlined";
-    if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(F); Method && Method->isVirtual())
-      return "it is virtual, so the call may run another function";
-    if (F->isVariadic())
-      return "it takes a variable number of arguments";
-    if (const clang::TemplateArgumentList *Args = F->getTemplateSpecializationArgs())
-      for (const clang::TemplateArgument &A : Args->asArray())
-        if (A.getKind() != clang::TemplateArgument::Type &&
-            A.getKind() != clang::TemplateArgument::Integral)
-          return "it has a template argument that is neither a type nor an integer";
-    if (const clang::NamedDecl *Type = classScopedType(*F))
-      return "its body names '" + Type->getNameAsString() + "', a member of '" +
-             llvm::cast<clang::NamedDecl>(Type->getDeclContext())->getNameAsString() +
-             "' without qualification, which the body cannot name outside its class";
-    return std::nullopt;
-  }
-
-  /// kfuse does not inline constructors and destructors: one that must be
-  /// (it reads thread indices, synchronizes or uses shared memory) stops the
-  /// fusion, as an unknown one does.
-  void checkSpecialCalls(const KernelModel &Model) {
-    for (const SpecialCall &C : Model.SpecialCalls) {
-      std::string Callee = C.Callee->getQualifiedNameAsString();
-      if (C.Effect.Rejected) {
-        reportRejected(*C.Effect.RejectedFunction, *C.Effect.Rejected);
-        report(C.Loc, ID::NoteCalledFrom) << Callee;
-      } else if (C.Effect.GroupCall && !C.Effect.touchesBlock()) {
-        reportGroupCall(*C.Effect.GroupCall, C.Effect.Group);
-        report(C.Loc, ID::NoteCalledFrom) << Callee;
-      } else if (C.Effect.touchesBlock() || C.Effect.WarpSync) {
-        report(C.Loc, ID::CallNotInlinable)
-            << Callee << touches(C.Effect)
-            << "it constructs an object (its constructor, member initializers or destructor "
-               "do this), and kfuse inlines function calls only";
-        noteInlinedFrom();
-      } else if (C.Effect.Unknown) {
-        report(C.Loc, ID::CallWithoutBody) << Callee;
-        noteInlinedFrom();
-      }
-    }
-  }
-
-  void checkCalls(const KernelModel &Model) {
-    for (const CallSite &C : Model.Calls) {
-      std::string Callee = C.Callee ? C.Callee->getQualifiedNameAsString() : "a function pointer";
-      clang::SourceLocation Loc = C.Call->getBeginLoc();
-      if (C.Effect.Rejected) {
-        reportRejected(*C.Effect.RejectedFunction, *C.Effect.Rejected);
-        report(Loc, ID::NoteCalledFrom) << Callee;
-      } else if (C.Effect.GroupCall && !C.Effect.touchesBlock()) {
-        // Reported where it happens; an inlined function's own body says it below.
-        reportGroupCall(*C.Effect.GroupCall, C.Effect.Group);
-        report(Loc, ID::NoteCalledFrom) << Callee;
-      } else if (C.Effect.touchesBlock()) {
-        if (std::optional<std::string> Why = obstacle(C)) {
-          report(Loc, ID::CallNotInlinable) << Callee << touches(C.Effect) << *Why;
-          noteInlinedFrom();
-          continue;
-        }
-        CallStack.push_back(C.Call);
-        checkBody(M.Helpers->of(*C.Callee));
-        CallStack.pop_back();
-      } else if (C.Effect.Unknown) {
-        report(Loc, ID::CallWithoutBody) << Callee;
-        noteInlinedFrom();
-      }
-    }
-  }
-
-  /// A block smaller than whole warps is padded; the padding threads arrive
-  /// at plain barriers only.
-  void checkPadding(const KernelModel &Model) {
-    unsigned Threads = M.Spec->blockThreads();
-    if (M.Spec->AnyBlockSize || Threads % 32 == 0)
-      return;
-    // The padding lanes of the last warp run elsewhere in the fused block.
-    for (const clang::CallExpr *Sync : Model.WarpSyncs)
-      report(Sync->getBeginLoc(), ID::PaddedWarpSync) << Model.Name << Threads << "__syncwarp";
-    for (const CallSite &C : Model.Calls)
-      if (C.Effect.WarpSync && C.Callee)
-        report(C.Call->getBeginLoc(), ID::PaddedWarpSync)
-            << Model.Name << Threads << C.Callee->getQualifiedNameAsString();
-    for (const Barrier &B : Model.Barriers)
-      if (B.Kind == BarrierKind::SyncThreadsCount) {
-        report(B.Call->getBeginLoc(), ID::PaddedCountBarrier) << Model.Name << Threads << B.Callee;
-        return;
-      }
-  }
-
-  void checkReturns(const KernelModel &Model) {
-    if (!needsExitAwareBarriers(Model))
-      return;
-    for (const Barrier &B : Model.Barriers)
-      if (B.Kind == BarrierKind::SyncThreadsCount) {
-        report(Model.Returns.front().Stmt->getBeginLoc(), ID::ReturnBeforeBarrier)
-            << Model.Name << B.Callee;
-        report(B.Call->getBeginLoc(), ID::NoteBarrierHere);
-        return;
-      }
-  }
-};
 
 /// Two kernels must not share memory that one fused block holds once.
 void checkSharedAcrossMembers(const std::vector<FusionMember> &Members, Reporter &Diags) {
@@ -344,6 +81,65 @@ void checkStaticShared(const std::vector<FusionMember> &Members, Reporter &Diags
 
 } // namespace
 
+void checkDeviceVariables(const FusionMember &M, Reporter &Diags) {
+  // A fused file compiled in place of the kernel's file reaches them all.
+  if (M.SameUnit)
+    return;
+  clang::SourceManager &SM = M.Unit->getSourceManager();
+  for (const clang::VarDecl *V : M.Model.reachedDeviceVariables()) {
+    auto It = M.Variables->find(V);
+    if (It == M.Variables->end() || It->second.Reach != VariableReach::SameUnit)
+      continue;
+    const DeviceVariable &Facts = It->second;
+    // -rdc only joins variables of external linkage, and is already on.
+    bool RdcHelps = !Facts.Relocatable && V->isExternallyVisible();
+    Diags.report(V->getLocation(), SM, ID::DeviceVariable)
+        << M.Model.Name << V->getName() << M.Spec->File << !RdcHelps;
+    if (Facts.Writer.isValid())
+      Diags.report(Facts.Writer, SM, ID::NoteVariableWriter) << Facts.WrittenBy;
+  }
+}
+
+void checkPadding(const FusionMember &M, Reporter &Diags) {
+  // A block smaller than whole warps is padded; the padding threads arrive
+  // at plain barriers only.
+  const KernelModel &Model = M.Model;
+  unsigned Threads = M.Spec->blockThreads();
+  if (M.Spec->AnyBlockSize || Threads % 32 == 0)
+    return;
+  clang::SourceManager &SM = M.Unit->getSourceManager();
+  // The padding lanes of the last warp run elsewhere in the fused block.
+  for (const clang::CallExpr *Sync : Model.WarpSyncs)
+    Diags.report(Sync->getBeginLoc(), SM, ID::PaddedWarpSync)
+        << Model.Name << Threads << "__syncwarp";
+  for (const CallSite &C : Model.Calls)
+    if (C.Effect.WarpSync && C.Callee)
+      Diags.report(C.Call->getBeginLoc(), SM, ID::PaddedWarpSync)
+          << Model.Name << Threads << C.Callee->getQualifiedNameAsString();
+  for (const Barrier &B : Model.Barriers)
+    if (B.Kind == BarrierKind::SyncThreadsCount) {
+      Diags.report(B.Call->getBeginLoc(), SM, ID::PaddedCountBarrier)
+          << Model.Name << Threads << B.Callee;
+      return;
+    }
+}
+
+void checkDynamicShared(const FusionMember &M, Reporter &Diags) {
+  auto [Var, Helper] = M.Model.dynamicShared();
+  if (!Var || !M.Spec->AnyBlockSize)
+    return;
+  clang::SourceManager &SM = M.Unit->getSourceManager();
+  Diags.report(M.Model.Decl->getLocation(), SM, ID::DynamicSharedResizable) << M.Model.Name;
+  if (Helper)
+    Diags.report(Var->getLocation(), SM, ID::NoteDynamicSharedHere)
+        << Helper->getQualifiedNameAsString() << Var->getName();
+}
+
+void checkSharedMemory(const FusionUnderCheck &F, Reporter &Diags) {
+  checkSharedAcrossMembers(F.Members, Diags);
+  checkStaticShared(F.Members, Diags);
+}
+
 bool needsExitAwareBarriers(const KernelModel &Model) {
   if (Model.Returns.empty())
     return false;
@@ -380,11 +176,12 @@ std::vector<unsigned> reservedBarrierIds(const FusionMember &M) {
   return Ids;
 }
 
-bool checkGridMode(const std::vector<FusionMember> &Members, GridMode Grid,
-                   const std::string &Fusion, Reporter &Diags) {
-  if (Grid == GridMode::AsLaunched || !pollsOtherBlocks(Members))
-    return true;
-  unsigned Before = Diags.errorCount();
+void checkGridMode(const LayoutUnderCheck &L, Reporter &Diags) {
+  if (L.Grid == GridMode::AsLaunched || !pollsOtherBlocks(L.Members))
+    return;
+  const std::vector<FusionMember> &Members = L.Members;
+  GridMode Grid = L.Grid;
+  const std::string &Fusion = L.Fusion;
   for (const FusionMember &M : Members) {
     clang::SourceManager &SM = M.Unit->getSourceManager();
     clang::LangOptions Lang = M.Unit->getLangOpts();
@@ -403,7 +200,10 @@ bool checkGridMode(const std::vector<FusionMember> &Members, GridMode Grid,
             << Call.Callee->getQualifiedNameAsString();
       }
   }
-  return Diags.errorCount() == Before;
+}
+
+void checkThreadShares(const LayoutUnderCheck &L, Reporter &Diags) {
+  Diags.report(shareThreads(L.Shares).Problems, L.ConfigPath);
 }
 
 bool pollsOtherBlocks(const std::vector<FusionMember> &Members) {
@@ -479,8 +279,11 @@ bool checkUnknown(const FusionMember &A, const KernelAccesses &OfA, const Fusion
 
 } // namespace
 
-bool checkMemoryOrder(const std::vector<FusionMember> &Members, Reporter &Diags) {
-  unsigned Before = Diags.errorCount();
+void checkMemoryOrder(const FusionUnderCheck &F, Reporter &Diags) {
+  // Memory an unseen call reaches is unknown; the call's own refusal says more.
+  if (F.EarlierRefusals)
+    return;
+  const std::vector<FusionMember> &Members = F.Members;
   std::vector<KernelAccesses> Accesses;
   for (const FusionMember &M : Members)
     Accesses.push_back(analyzeAccesses(*M.Model.Decl, M.Spec->Block));
@@ -490,19 +293,15 @@ bool checkMemoryOrder(const std::vector<FusionMember> &Members, Reporter &Diags)
       if (!checkUnknown(Members[I], Accesses[I], Members[J], Accesses[J], Diags))
         checkUnknown(Members[J], Accesses[J], Members[I], Accesses[I], Diags);
     }
-  return Diags.errorCount() == Before;
 }
 
 bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags) {
-  unsigned Before = Diags.errorCount();
-  for (const FusionMember &M : Members)
-    MemberChecker(M, Diags).run();
-  checkSharedAcrossMembers(Members, Diags);
-  checkStaticShared(Members, Diags);
-  // Memory an unseen call reaches is unknown; the call's own refusal says more.
-  if (Diags.errorCount() == Before)
-    checkMemoryOrder(Members, Diags);
-  return Diags.errorCount() == Before;
+  bool Ok = true;
+  for (const FusionMember &M : Members) {
+    Ok &= runKernelChecks(M.Model, *M.Helpers, M.Unit->getSourceManager(), Diags);
+    Ok &= runMemberChecks(M, Diags);
+  }
+  return runFusionChecks({Members, !Ok}, Diags) && Ok;
 }
 
 const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Unit,
@@ -564,19 +363,45 @@ const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Un
   return nullptr;
 }
 
-bool checkLaunchBounds(const std::vector<FusionMember> &Members,
-                       const std::vector<unsigned> &RangeSizes, Reporter &Diags) {
-  bool Ok = true;
-  for (size_t I = 0; I < Members.size(); ++I) {
-    const KernelModel &Model = Members[I].Model;
-    if (Model.LaunchBoundsMaxThreads && RangeSizes[I] > *Model.LaunchBoundsMaxThreads) {
-      Diags.report(Model.Decl->getLocation(), Members[I].Unit->getSourceManager(),
+void checkLaunchBounds(const RangesUnderCheck &R, Reporter &Diags) {
+  for (size_t I = 0; I < R.Members.size(); ++I) {
+    const KernelModel &Model = R.Members[I].Model;
+    if (Model.LaunchBoundsMaxThreads && R.Ranges[I].Size > *Model.LaunchBoundsMaxThreads)
+      Diags.report(Model.Decl->getLocation(), R.Members[I].Unit->getSourceManager(),
                    ID::LaunchBoundsExceeded)
-          << Model.Name << RangeSizes[I] << *Model.LaunchBoundsMaxThreads;
-      Ok = false;
-    }
+          << Model.Name << R.Ranges[I].Size << *Model.LaunchBoundsMaxThreads;
   }
-  return Ok;
+}
+
+void checkWarpgroupRegisters(const RangesUnderCheck &R, Reporter &Diags) {
+  // setmaxnreg changes the registers of whole warpgroups of 128 threads:
+  // each kernel must have whole warpgroups to itself, side by side.
+  if (R.SectionRegisters == 0)
+    return;
+  std::string Why;
+  if (R.SectionRegisters != R.Ranges.size())
+    Why = "there are " + std::to_string(R.Ranges.size()) + " kernels but " +
+          std::to_string(R.SectionRegisters) + " register counts";
+  else if (R.Vertical || (R.Grid != GridMode::AsLaunched && R.Grid != GridMode::Persistent))
+    Why = "only kernels side by side, on the grid as launched or a persistent grid, have "
+          "warpgroups of their own";
+  for (size_t I = 0; Why.empty() && I < R.Ranges.size(); ++I) {
+    const ThreadRange &T = R.Ranges[I];
+    if (T.Begin % 128 != 0 || T.Size % 128 != 0 || T.padded())
+      Why = "kernel '" + R.Members[I].Spec->Id + "' runs on threads [" + std::to_string(T.Begin) +
+            ", " + std::to_string(T.end()) + "), not whole warpgroups of 128";
+    // A chain's kernels share their range's warpgroups.
+    else if (I > 0 && T.Begin < R.Ranges[I - 1].end())
+      Why = "kernels '" + R.Members[I - 1].Spec->Id + "' and '" + R.Members[I].Spec->Id +
+            "' share threads [" + std::to_string(T.Begin) + ", " +
+            std::to_string(std::min(T.end(), R.Ranges[I - 1].end())) + ")";
+  }
+  if (!Why.empty())
+    Diags.report({{ID::WarpgroupRegisters,
+                   R.Fusion.Position.Line,
+                   R.Fusion.Position.Column,
+                   {R.Fusion.Name, Why}}},
+                 R.ConfigPath);
 }
 
 } // namespace kfuse

@@ -62,6 +62,8 @@ unsigned Reporter::customId(diag::ID Id) {
   clang::DiagnosticIDs::Level Level = Info.Level;
   if (Level == clang::DiagnosticIDs::Remark && !Remarks)
     Level = clang::DiagnosticIDs::Ignored;
+  if (RefusalWarnings && diag::isRefusal(Id))
+    Level = clang::DiagnosticIDs::Warning;
   unsigned Custom = Ids->getCustomDiagID(Level, Format);
   CustomIds[Id] = Custom;
   return Custom;
@@ -76,12 +78,21 @@ void Reporter::beginReport() {
 clang::DiagnosticBuilder Reporter::report(clang::SourceLocation Loc, clang::SourceManager &SM,
                                           diag::ID Id) {
   beginReport();
+  if (diag::isRefusal(Id))
+    Refusals.push_back(Id);
   return engineFor(&SM).Report(Loc, customId(Id));
 }
 
 clang::DiagnosticBuilder Reporter::report(diag::ID Id) {
   beginReport();
+  if (diag::isRefusal(Id))
+    Refusals.push_back(Id);
   return engineFor(nullptr).Report(customId(Id));
+}
+
+void Reporter::refusalsAsWarnings() {
+  RefusalWarnings = true;
+  CustomIds.clear();
 }
 
 void Reporter::replay(const std::vector<clang::StoredDiagnostic> &Diagnostics,

@@ -11,6 +11,7 @@
 
 #include "kfuse/Analysis/DeviceVariables.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/Legality.h"
 #include "kfuse/Analysis/MemoryAccess.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
@@ -18,6 +19,8 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/Version.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -32,9 +35,10 @@ using namespace clang;
 
 class KernelLister {
 public:
-  KernelLister(ASTUnit &Unit, const RejectedCode &Rejected, llvm::raw_ostream &OS)
-      : Unit(Unit), Rejected(Rejected), Variables(analyzeDeviceVariables(Unit)),
-        SM(Unit.getSourceManager()), OS(OS) {}
+  KernelLister(ASTUnit &Unit, const RejectedCode &Rejected, Reporter &Diags, llvm::raw_ostream &OS)
+      : Unit(Unit), Rejected(Rejected), Helpers(Unit, Rejected),
+        Variables(analyzeDeviceVariables(Unit)), SM(Unit.getSourceManager()), Diags(Diags), OS(OS) {
+  }
 
   /// Function bodies Clang rejects, which only matter to kernels that need them.
   void listRejected() {
@@ -68,31 +72,43 @@ public:
     OS << "  grid: " << grid(M) << "\n";
     if (const FunctionTemplateDecl *T = Kernel.getDescribedFunctionTemplate())
       OS << "  instantiations: " << instantiations(*T) << "\n";
-    if (!M.GridSyncs.empty())
-      OS << "  cannot be fused: synchronizes the grid\n";
-    for (const GroupRefusal &R : M.GroupRefusals)
-      OS << "  cannot be fused: " << R.Call->getDirectCallee()->getQualifiedNameAsString()
-         << " (line " << line(R.Call->getBeginLoc()) << "): " << R.Why << "\n";
-    if (M.Rejected)
-      OS << "  cannot be fused: Clang rejects its body (" << where(*M.Rejected) << ")\n";
-    for (const CallSite &C : M.Calls)
-      if (C.Effect.Rejected) {
-        std::string Callee = C.Callee->getQualifiedNameAsString();
-        std::string Rejected = C.Effect.RejectedFunction->getQualifiedNameAsString();
-        OS << "  cannot be fused: it calls " << Callee
-           << (Rejected == Callee ? "" : ", which needs " + Rejected)
-           << ", whose body Clang rejects (" << where(*C.Effect.Rejected) << ")\n";
-        break;
-      }
+    refusals(M);
     printBuffers(Kernel);
   }
 
 private:
   ASTUnit &Unit;
   const RejectedCode &Rejected;
+  FunctionModels Helpers;
   std::map<const VarDecl *, DeviceVariable> Variables;
   SourceManager &SM;
+  Reporter &Diags;
   llvm::raw_ostream &OS;
+
+  /// Runs the registry's kernel checks, which refuse the kernel beside any
+  /// partner: each refusal is a warning, and the list names them.
+  void refusals(const KernelModel &M) {
+    size_t Before = Diags.refusals().size();
+    runKernelChecks(M, Helpers, SM, Diags);
+    // Each check that refused, with its ids, in the order they came.
+    std::vector<std::pair<llvm::StringRef, std::vector<llvm::StringRef>>> Found;
+    for (size_t I = Before; I < Diags.refusals().size(); ++I) {
+      diag::ID Id = Diags.refusals()[I];
+      const LegalityCheck *Check = checkRaising(Id);
+      llvm::StringRef Name = Check ? Check->Name : "?";
+      auto It = llvm::find_if(Found, [&](const auto &F) { return F.first == Name; });
+      if (It == Found.end())
+        It = Found.insert(Found.end(), {Name, {}});
+      if (!llvm::is_contained(It->second, diag::stableId(Id)))
+        It->second.push_back(diag::stableId(Id));
+    }
+    if (Found.empty())
+      return;
+    OS << "  cannot be fused: ";
+    for (size_t I = 0; I < Found.size(); ++I)
+      OS << (I ? ", " : "") << Found[I].first << " [" << llvm::join(Found[I].second, ", ") << "]";
+    OS << "; see the warnings\n";
+  }
 
   unsigned line(SourceLocation Loc) const { return SM.getExpansionLineNumber(Loc); }
 
@@ -345,13 +361,27 @@ int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter 
   ASTUnit *Unit = Parser.parse(File);
   if (!Unit)
     return 1;
-  KernelLister Lister(*Unit, Parser.rejected(*Unit), Out);
+  // What would refuse a kernel is a warning here: listing succeeds.
+  Diags.refusalsAsWarnings();
+  KernelLister Lister(*Unit, Parser.rejected(*Unit), Diags, Out);
   std::vector<const FunctionDecl *> Kernels = findKernels(*Unit);
   if (Kernels.empty())
     Out << "no kernels in " << File << "\n";
   for (const FunctionDecl *K : Kernels)
     Lister.list(*K);
   Lister.listRejected();
+  return 0;
+}
+
+int runListChecks(llvm::raw_ostream &Out) {
+  Out << "kfuse's legality checks, in the order they run; each refusal belongs to one:\n";
+  for (const LegalityCheck &C : legalityChecks()) {
+    Out << "  " << C.Name << " (" << scopeName(C.Scope) << "): " << C.Summary << "\n";
+    Out << "    refuses with:";
+    for (diag::ID Id : C.Refusals)
+      Out << " " << diag::stableId(Id);
+    Out << "\n";
+  }
   return 0;
 }
 

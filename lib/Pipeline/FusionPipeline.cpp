@@ -2,6 +2,7 @@
 
 #include "kfuse/Pipeline/FusionPipeline.h"
 
+#include "kfuse/Analysis/Legality.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"
 #include "kfuse/Plan/PartitionPlan.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
+#include <cassert>
 #include <filesystem>
 
 namespace kfuse {
@@ -152,8 +154,6 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   if (!Ok)
     return std::nullopt;
   GridMode Grid = Layout.Grid.value_or(chooseGrid(C, F, pollsOtherBlocks(Members)).Mode);
-  if (!checkGridMode(Members, Grid, F.Name, Diags))
-    return std::nullopt;
   LayoutRequest Request;
   Request.Fusion = F.Name;
   Request.Partition = Layout.Threads ? *Layout.Threads : F.Partition;
@@ -173,19 +173,21 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     Request.Groups.push_back({G.Name, G.First, G.Count, G.Chain != nullptr});
   if (!Layout.MeasuredIn.empty())
     Request.Line = Request.Column = 0;
+  PartitionRequest Shares = partitionRequest(Request);
+  if (!runLayoutChecks({Members, F.Name, Grid, Shares, C.Path}, Diags)) {
+    if (!Layout.MeasuredIn.empty() && !shareThreads(Shares).Problems.empty())
+      Diags.report(ID::NoteThreadsMeasured) << Layout.MeasuredVariant << Layout.MeasuredIn;
+    return std::nullopt;
+  }
   LayoutResult Planned = planLayout(Request);
-  Diags.report(Planned.Problems, C.Path);
-  if (!Planned.Problems.empty() && !Layout.MeasuredIn.empty())
-    Diags.report(ID::NoteThreadsMeasured) << Layout.MeasuredVariant << Layout.MeasuredIn;
+  // The thread-shares check accepted what the plan lays out.
+  assert(Planned.Plan && "planLayout refused shares the thread-shares check accepted");
   if (!Planned.Plan)
     return std::nullopt;
   const PartitionPlan &Laid = Planned.Plan->Ranges;
-  std::vector<unsigned> Sizes;
-  for (const ThreadRange &R : Laid.Ranges)
-    Sizes.push_back(R.Size);
-  if (!checkLaunchBounds(Members, Sizes, Diags))
-    return std::nullopt;
-  if (!Layout.SectionRegisters.empty() && !warpgroupAligned(F, Members, Layout, Grid, Laid))
+  if (!runRangesChecks(
+          {Members, F, Grid, Layout.Vertical, Laid.Ranges, Layout.SectionRegisters.size(), C.Path},
+          Diags))
     return std::nullopt;
   std::optional<FusedKernel> K =
       fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
@@ -207,35 +209,6 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
       }
   }
   return K;
-}
-
-/// setmaxnreg changes the registers of whole warpgroups of 128 threads:
-/// each kernel must have whole warpgroups to itself, side by side.
-bool FusionPipeline::warpgroupAligned(const FusionSpec &F, const std::vector<FusionMember> &Members,
-                                      const FusionLayout &Layout, GridMode Grid,
-                                      const PartitionPlan &Laid) {
-  std::string Why;
-  if (Layout.SectionRegisters.size() != Laid.Ranges.size())
-    Why = "there are " + std::to_string(Laid.Ranges.size()) + " kernels but " +
-          std::to_string(Layout.SectionRegisters.size()) + " register counts";
-  else if (Layout.Vertical || (Grid != GridMode::AsLaunched && Grid != GridMode::Persistent))
-    Why = "only kernels side by side, on the grid as launched or a persistent grid, have "
-          "warpgroups of their own";
-  for (size_t I = 0; Why.empty() && I < Laid.Ranges.size(); ++I) {
-    const ThreadRange &R = Laid.Ranges[I];
-    if (R.Begin % 128 != 0 || R.Size % 128 != 0 || R.padded())
-      Why = "kernel '" + Members[I].Spec->Id + "' runs on threads [" + std::to_string(R.Begin) +
-            ", " + std::to_string(R.end()) + "), not whole warpgroups of 128";
-    // A chain's kernels share their range's warpgroups.
-    else if (I > 0 && R.Begin < Laid.Ranges[I - 1].end())
-      Why = "kernels '" + Members[I - 1].Spec->Id + "' and '" + Members[I].Spec->Id +
-            "' share threads [" + std::to_string(R.Begin) + ", " +
-            std::to_string(std::min(R.end(), Laid.Ranges[I - 1].end())) + ")";
-  }
-  if (Why.empty())
-    return true;
-  problem(ID::WarpgroupRegisters, F.Position, {F.Name, Why});
-  return false;
 }
 
 std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, PreambleUse Use,

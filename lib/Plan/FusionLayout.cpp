@@ -15,6 +15,8 @@ bool runsOnFusedGrid(const LayoutRequest &R, const LayoutGroup &G) {
   return persistent(R.Grid) && !R.Vertical && G.Count == 1 && R.Members[G.First].AnyGrid;
 }
 
+} // namespace
+
 PartitionRequest partitionRequest(const LayoutRequest &R) {
   PartitionRequest P;
   P.Fusion = R.Fusion;
@@ -49,6 +51,8 @@ PartitionRequest partitionRequest(const LayoutRequest &R) {
       P.Partition.push_back(M.BlockThreads);
   return P;
 }
+
+namespace {
 
 /// One range per member: a chain's members share its range, each on the
 /// threads of its own block; a vertical fusion runs every member from 0.

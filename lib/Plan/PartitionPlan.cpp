@@ -2,143 +2,52 @@
 
 #include "kfuse/Plan/PartitionPlan.h"
 
-#include <set>
-
 #include <algorithm>
+#include <set>
 
 namespace kfuse {
 namespace {
 
-using diag::ID;
-
-class Planner {
-public:
-  explicit Planner(const PartitionRequest &R) : R(R) {}
-
-  PartitionResult run() {
-    std::vector<unsigned> Sizes = R.Partition.empty() ? evenSplit() : explicitSplit();
-    if (Problems.empty())
-      checkSizes(Sizes);
-    PartitionResult Result;
-    if (Problems.empty())
-      Result.Plan = layOut(Sizes);
-    Result.Problems = std::move(Problems);
-    return Result;
+/// Ranges side by side (or stacked from thread 0) and barrier ids, for
+/// shares the thread-shares check accepted.
+PartitionPlan layOut(const PartitionRequest &R, const std::vector<unsigned> &Sizes) {
+  PartitionPlan Plan;
+  std::vector<unsigned> ReservedIds = reservedBarrierIds(R);
+  std::set<unsigned> Reserved(ReservedIds.begin(), ReservedIds.end());
+  unsigned NextBarrier = 1;
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    ThreadRange T;
+    T.Begin = R.Stacked ? 0 : Plan.BlockThreads;
+    T.Size = warpPadded(Sizes[I]);
+    T.Active = Sizes[I];
+    auto Allocate = [&] {
+      while (Reserved.count(NextBarrier))
+        ++NextBarrier;
+      return NextBarrier++;
+    };
+    if (R.Members[I].UsesBarriers)
+      T.BarrierId = Allocate();
+    if (R.Members[I].LoopBarrier)
+      T.LoopBarrierId = Allocate();
+    Plan.BlockThreads =
+        R.Stacked ? std::max(Plan.BlockThreads, T.Size) : Plan.BlockThreads + T.Size;
+    Plan.Ranges.push_back(T);
   }
-
-private:
-  const PartitionRequest &R;
-  std::vector<diag::Problem> Problems;
-
-  void problem(ID Id, std::vector<std::string> Args) {
-    Problems.push_back({Id, R.Line, R.Column, std::move(Args)});
-  }
-
-  std::vector<unsigned> explicitSplit() {
-    if (R.Partition.size() != R.Members.size())
-      problem(ID::PartitionArity,
-              {R.Fusion, std::to_string(R.Partition.size()), std::to_string(R.Members.size())});
-    return R.Partition;
-  }
-
-  std::vector<unsigned> evenSplit() {
-    unsigned Fixed = 0, Resizable = 0, Sum = 0;
-    for (const PartitionMember &M : R.Members) {
-      Sum += M.Resizable ? M.BlockThreads : warpPadded(M.BlockThreads);
-      if (M.Resizable)
-        ++Resizable;
-      else
-        Fixed += warpPadded(M.BlockThreads);
-    }
-    unsigned Total = R.Threads.value_or(std::min(Sum, MaxBlockThreads));
-    std::vector<unsigned> Sizes;
-    if (Resizable == 0) {
-      for (const PartitionMember &M : R.Members)
-        Sizes.push_back(M.BlockThreads);
-      return Sizes;
-    }
-    unsigned Left = Total > Fixed ? Total - Fixed : 0;
-    unsigned Warps = Left / WarpSize;
-    if (Warps < Resizable) {
-      problem(ID::NoThreadsLeft, {R.Fusion, std::to_string(Left), std::to_string(Resizable)});
-      return {};
-    }
-    // Whole warps, as even as possible; the earlier kernels take the remainder.
-    unsigned Index = 0;
-    for (const PartitionMember &M : R.Members) {
-      if (!M.Resizable) {
-        Sizes.push_back(M.BlockThreads);
-        continue;
-      }
-      unsigned Share = Warps / Resizable + (Index < Warps % Resizable ? 1 : 0);
-      Sizes.push_back(Share * WarpSize);
-      ++Index;
-    }
-    return Sizes;
-  }
-
-  void checkSizes(const std::vector<unsigned> &Sizes) {
-    unsigned Total = 0;
-    for (size_t I = 0; I < Sizes.size(); ++I) {
-      const PartitionMember &M = R.Members[I];
-      unsigned Occupied = M.Resizable ? Sizes[I] : warpPadded(Sizes[I]);
-      Total = R.Stacked ? std::max(Total, Occupied) : Total + Occupied;
-      if (!M.Resizable && Sizes[I] != M.BlockThreads)
-        problem(ID::PartitionFixedBlock,
-                {M.Id, std::to_string(M.BlockThreads), std::to_string(Sizes[I])});
-      else if (M.Resizable && Sizes[I] % WarpSize != 0)
-        problem(ID::PartitionNotWarpMultiple, {M.Id, std::to_string(Sizes[I])});
-    }
-    if (Total > MaxBlockThreads)
-      problem(ID::BlockTooLarge, {R.Fusion, std::to_string(Total)});
-    unsigned Barriers = static_cast<unsigned>(
-        std::count_if(R.Members.begin(), R.Members.end(),
-                      [](const PartitionMember &M) { return M.UsesBarriers; }) +
-        std::count_if(R.Members.begin(), R.Members.end(),
-                      [](const PartitionMember &M) { return M.LoopBarrier; }) +
-        reservedIds().size());
-    if (Barriers > MaxBarrierIds - 1)
-      problem(ID::TooManyBarrierIds, {R.Fusion, std::to_string(Barriers)});
-  }
-
-  std::set<unsigned> reservedIds() const {
-    std::set<unsigned> Ids;
-    for (const PartitionMember &M : R.Members)
-      Ids.insert(M.ReservedBarrierIds.begin(), M.ReservedBarrierIds.end());
-    return Ids;
-  }
-
-  PartitionPlan layOut(const std::vector<unsigned> &Sizes) {
-    PartitionPlan Plan;
-    std::set<unsigned> Reserved = reservedIds();
-    unsigned NextBarrier = 1;
-    for (size_t I = 0; I < Sizes.size(); ++I) {
-      ThreadRange T;
-      T.Begin = R.Stacked ? 0 : Plan.BlockThreads;
-      T.Size = warpPadded(Sizes[I]);
-      T.Active = Sizes[I];
-      auto Allocate = [&] {
-        while (Reserved.count(NextBarrier))
-          ++NextBarrier;
-        return NextBarrier++;
-      };
-      if (R.Members[I].UsesBarriers)
-        T.BarrierId = Allocate();
-      if (R.Members[I].LoopBarrier)
-        T.LoopBarrierId = Allocate();
-      Plan.BlockThreads =
-          R.Stacked ? std::max(Plan.BlockThreads, T.Size) : Plan.BlockThreads + T.Size;
-      Plan.Ranges.push_back(T);
-    }
-    Plan.BarrierIds = NextBarrier;
-    if (!Reserved.empty())
-      Plan.BarrierIds = std::max(Plan.BarrierIds, *Reserved.rbegin() + 1);
-    return Plan;
-  }
-};
+  Plan.BarrierIds = NextBarrier;
+  if (!Reserved.empty())
+    Plan.BarrierIds = std::max(Plan.BarrierIds, *Reserved.rbegin() + 1);
+  return Plan;
+}
 
 } // namespace
 
-PartitionResult planPartition(const PartitionRequest &Request) { return Planner(Request).run(); }
+PartitionResult planPartition(const PartitionRequest &Request) {
+  SharedThreads Shares = shareThreads(Request);
+  PartitionResult Result;
+  if (Shares.Sizes)
+    Result.Plan = layOut(Request, *Shares.Sizes);
+  Result.Problems = std::move(Shares.Problems);
+  return Result;
+}
 
 } // namespace kfuse

@@ -6,6 +6,7 @@
 //   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run [--gpus LIST]] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
 //   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
+//   kfuse list --checks
 //   kfuse suggest [FILES.cu] [--profile NCU.csv [--peaks RESULTS.json]] [-o CONFIG.yaml]
 //                 [--markdown OUT.md]
 //                 [-p BUILD_DIR] [-- ARGS]
@@ -111,8 +112,12 @@ cl::opt<std::string> Gpus("gpus",
                           cl::desc("With --run: spread the fusions over these GPUs of one "
                                    "model, one harness per GPU ('0,1', 'all')"),
                           cl::value_desc("list"), cl::sub(Tune), cl::cat(Category));
-cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::Required, cl::sub(List),
+cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::sub(List),
                               cl::cat(Category));
+cl::opt<bool> ListChecks("checks",
+                         cl::desc("Print every legality check and the refusals it raises, "
+                                  "instead of a file's kernels"),
+                         cl::sub(List), cl::cat(Category));
 cl::opt<bool> PrintCommand("print-command",
                            cl::desc("Print the Clang command line the file is parsed with "
                                     "(nvcc's options translated) and stop"),
@@ -287,8 +292,15 @@ int runCommand(int argc, const char **argv) {
     Request.Quiet = Quiet;
     return kfuse::runSuggest(Settings, Request, Diags, outs());
   }
-  if (List)
+  if (List) {
+    if (ListChecks)
+      return kfuse::runListChecks(outs());
+    if (ListFile.empty()) {
+      errs() << "kfuse list: name a .cu file, or give --checks\n";
+      return 2;
+    }
     return kfuse::runList(Settings, {ListFile, PrintCommand}, Diags, outs());
+  }
   cl::PrintHelpMessage();
   return 2;
 }

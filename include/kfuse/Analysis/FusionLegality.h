@@ -44,15 +44,10 @@ bool needsExitAwareBarriers(const KernelModel &Model);
 /// into it uses, which the fused kernel must leave to it.
 std::vector<unsigned> reservedBarrierIds(const FusionMember &M);
 
-/// Reports every loop of the members (and of what they call) whose
-/// condition polls memory another block may write, a volatile or atomic
-/// read: a persistent or proportional grid runs original blocks one after
-/// another in each fused block, so such a wait may never end. CUDA does not
-/// promise that blocks run concurrently either, but the originals' blocks
-/// usually do. Returns true when there is none or \p Grid is as launched.
-bool checkGridMode(const std::vector<FusionMember> &Members, GridMode Grid,
-                   const std::string &Fusion, Reporter &Diags);
-/// Whether checkGridMode refuses every grid but the one as launched.
+/// Whether the grid-mode check refuses every grid but the one as launched:
+/// a member polls memory another block may write (a volatile or atomic read
+/// in a loop condition), and a persistent or proportional grid runs blocks
+/// one after another in each fused block.
 bool pollsOtherBlocks(const std::vector<FusionMember> &Members);
 
 /// The kernel \p K names in \p Unit; or null after reporting, at the
@@ -62,24 +57,10 @@ bool pollsOtherBlocks(const std::vector<FusionMember> &Members);
 const clang::FunctionDecl *resolveKernel(const KernelSpec &K, clang::ASTUnit &Unit,
                                          const std::string &ConfigPath, Reporter &Diags);
 
-/// Whether each member fits the range of \p RangeSizes threads it gets: a
-/// kernel compiled for at most N threads per block may use more registers
-/// per thread than a larger range can get. Reports each one that does not.
-bool checkLaunchBounds(const std::vector<FusionMember> &Members,
-                       const std::vector<unsigned> &RangeSizes, Reporter &Diags);
-
-/// Fused, the members no longer run one after the other, so memory one
-/// writes and another uses must be apart. Kernels' arguments are the
-/// launcher's to keep apart (flows name those that are not); reports each
-/// __device__ variable one member writes and another uses, and memory a
-/// member reaches that no argument names (a pointer loaded from a variable,
-/// made from an integer, a surface) which another member may use. Returns
-/// true when there is none.
-bool checkMemoryOrder(const std::vector<FusionMember> &Members, Reporter &Diags);
-
-/// Reports, at its source, every construct that keeps the members from being
-/// fused horizontally without deadlock, race or a change of result. Returns
-/// true when there is none.
+/// Runs the Kernel, Member and Fusion checks of the legality registry
+/// (Legality.h) on the members: reports, at its source, every construct
+/// that keeps them from being fused without deadlock, race or a change of
+/// result. Returns true when there is none.
 bool checkHorizontalFusion(const std::vector<FusionMember> &Members, Reporter &Diags);
 
 } // namespace kfuse

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kfuse {
 
@@ -49,6 +50,12 @@ public:
   /// errors look the same.
   clang::DiagnosticConsumer &consumer();
   unsigned errorCount() const;
+  /// Refusals reported so far, in order, printed as errors or as warnings.
+  unsigned refusalCount() const { return static_cast<unsigned>(Refusals.size()); }
+  const std::vector<diag::ID> &refusals() const { return Refusals; }
+  /// Prints refusals as warnings from now on: `kfuse list` warns of what
+  /// would refuse a fusion, and fails only on errors of its own.
+  void refusalsAsWarnings();
 
 private:
   clang::DiagnosticsEngine &engineFor(clang::SourceManager *SM);
@@ -60,6 +67,8 @@ private:
   std::unique_ptr<clang::DiagnosticConsumer> Printer;
   std::map<diag::ID, unsigned> CustomIds;
   bool Remarks;
+  bool RefusalWarnings = false;
+  std::vector<diag::ID> Refusals;
   // Files kfuse reads itself, so their problems can point into them.
   clang::FileManager Files;
   std::unique_ptr<clang::DiagnosticsEngine> FileDiags;

@@ -88,9 +88,13 @@ struct ListRequest {
 };
 
 /// Prints what the fuser needs to know of every kernel in the file, or the
-/// command line kfuse parses it with.
+/// command line kfuse parses it with. Warns of each refusal a kernel check
+/// raises, as `kfuse fuse` would refuse the kernel beside any partner.
 int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
+/// Prints the legality registry: every check, its scope, what it proves and
+/// the refusals it raises.
+int runListChecks(llvm::raw_ostream &Out);
 
 struct SuggestRequest {
   /// The program's CUDA files; empty: every .cu file of the compilation

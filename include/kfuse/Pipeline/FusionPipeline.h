@@ -126,8 +126,6 @@ private:
                  VerticalPlan &Chains);
 
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
-  bool warpgroupAligned(const FusionSpec &F, const std::vector<FusionMember> &Members,
-                        const FusionLayout &Layout, GridMode Grid, const PartitionPlan &Laid);
   std::optional<FusionMember> member(const KernelSpec &K);
 };
 

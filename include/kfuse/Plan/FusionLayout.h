@@ -74,6 +74,11 @@ using LayoutResult = Planned<FusionLayoutPlan>;
 /// Lays the fusion out, or says why its partition cannot be.
 LayoutResult planLayout(const LayoutRequest &Request);
 
+/// What the shares of \p Request's block depend on: one member per group
+/// (a chain runs on one range), which the thread-shares check reads before
+/// planLayout lays them out.
+PartitionRequest partitionRequest(const LayoutRequest &Request);
+
 } // namespace kfuse
 
 #endif

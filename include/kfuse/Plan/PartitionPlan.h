@@ -1,14 +1,14 @@
 //===- PartitionPlan.h - how a fused block's threads are shared -*- C++ -*-===//
 //
-// A horizontally fused block is 1-D; kernel i runs on threads
-// [Begin_i, Begin_i + Size_i). Ranges are warp aligned so that no warp holds
-// threads of two kernels (warp shuffles and partial barriers need that).
-// Free of Clang: the tuner enumerates plans too.
+// The ranges of a fused block, laid out from the shares the thread-shares
+// check accepts (kfuse/Analysis/ThreadShares.h). Free of Clang: the tuner
+// enumerates plans too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_PLAN_PARTITIONPLAN_H
 #define KFUSE_PLAN_PARTITIONPLAN_H
 
+#include "kfuse/Analysis/ThreadShares.h"
 #include "kfuse/Config/Config.h"
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
@@ -17,53 +17,6 @@
 #include <vector>
 
 namespace kfuse {
-
-constexpr unsigned WarpSize = 32;
-/// Named barriers per block on sm_70 and later; id 0 is __syncthreads() itself.
-constexpr unsigned MaxBarrierIds = 16;
-
-/// The threads a kernel of \p Threads threads per block occupies in a fused
-/// block: whole warps, so that no warp holds two kernels. The threads past
-/// its block (a block of 16 threads occupies 32) run nothing of it.
-constexpr unsigned warpPadded(unsigned Threads) {
-  return (Threads + WarpSize - 1) / WarpSize * WarpSize;
-}
-
-/// What the planner needs to know of one kernel of a fusion.
-struct PartitionMember {
-  std::string Id;
-  unsigned BlockThreads = 0; ///< Threads of the block it was written for.
-  bool Resizable = false;    ///< Correct for any 1-D block size.
-  bool UsesBarriers = false;
-  /// Barrier ids the kernel's own inline PTX uses; no kernel gets them.
-  std::vector<unsigned> ReservedBarrierIds{};
-  /// A second id for the range as a whole: a persistent loop over a chain
-  /// of kernels whose own barriers count fewer threads than the range.
-  bool LoopBarrier = false;
-};
-
-struct PartitionRequest {
-  std::string Fusion;
-  std::vector<PartitionMember> Members;
-  std::vector<unsigned> Partition; ///< Explicit sizes, or empty.
-  std::optional<unsigned> Threads; ///< Fused block size to split, or none.
-  /// Every range starts at thread 0 (one kernel runs at a time), so the
-  /// fused block is as large as the largest range, not their sum.
-  bool Stacked = false;
-  unsigned Line = 0, Column = 0; ///< Where problems point in the config.
-};
-
-struct ThreadRange {
-  unsigned Begin = 0;
-  unsigned Size = 0;          ///< Whole warps.
-  unsigned BarrierId = 0;     ///< 0 when the kernel has no barrier.
-  unsigned LoopBarrierId = 0; ///< 0 unless the member asked for one.
-  /// Threads that run the kernel: Size, or its block when that is smaller
-  /// than a whole number of warps (the rest of the range pads it).
-  unsigned Active = 0;
-  unsigned end() const { return Begin + Size; }
-  bool padded() const { return Active < Size; }
-};
 
 struct PartitionPlan {
   std::vector<ThreadRange> Ranges; ///< One per member, in order.
@@ -81,12 +34,8 @@ template <typename T> struct Planned {
 
 using PartitionResult = Planned<PartitionPlan>;
 
-/// Checks an explicit partition, or splits the block evenly in warp multiples
-/// when none is given: kernels that are not resizable keep their own block
-/// size (in whole warps), the resizable ones share the rest. The block to
-/// split is Request.Threads, else the sum of the original block sizes capped
-/// at 1024. A partition gives each kernel its threads: a fixed kernel's is
-/// its block size, whatever warps it occupies.
+/// The ranges of the shares shareThreads() gives \p Request, or the
+/// problems it found.
 PartitionResult planPartition(const PartitionRequest &Request);
 
 } // namespace kfuse

@@ -1,0 +1,253 @@
+//===- KernelChecks.cpp - the checks of one body the fused kernel runs ----===//
+//
+// Horizontal fusion gives each kernel a range of one block's threads and turns
+// its barriers into partial barriers that count only that range. That is only
+// equivalent to the original when every construct acting on "the whole
+// block" is one kfuse rewrites, and when every thread of the range reaches
+// each partial barrier. These checks read one body at a time: the kernel's,
+// then each function inlined into it (runKernelChecks walks them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Analysis/Legality.h"
+
+#include "kfuse/Diagnostics/Reporter.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Basic/Version.h"
+
+#include <algorithm>
+
+namespace kfuse {
+namespace {
+
+using diag::ID;
+
+/// The first type \p F's body names unqualified that a class declares (a
+/// member's nested struct or typedef): out of the class, no name reaches it.
+class ClassScopedTypes : public clang::RecursiveASTVisitor<ClassScopedTypes> {
+public:
+  const clang::NamedDecl *Found = nullptr;
+  bool VisitElaboratedTypeLoc(clang::ElaboratedTypeLoc TL) {
+    if (Found || TL.getTypePtr()->getQualifier())
+      return true;
+    const clang::Type *Named = TL.getNamedTypeLoc().getTypePtr();
+    const clang::NamedDecl *D = nullptr;
+    if (const auto *T = Named->getAs<clang::TypedefType>())
+      D = T->getDecl();
+    else if (const auto *S = llvm::dyn_cast<clang::TemplateSpecializationType>(Named))
+      D = S->getTemplateName().getAsTemplateDecl();
+    else
+      D = Named->getAsTagDecl();
+    if (D && llvm::isa<clang::CXXRecordDecl>(D->getDeclContext()))
+      Found = D;
+    return true;
+  }
+};
+
+const clang::NamedDecl *classScopedType(const clang::FunctionDecl &F) {
+  const clang::FunctionDecl *Definition = F.getDefinition();
+  if (!Definition || !Definition->getBody() || !llvm::isa<clang::CXXMethodDecl>(Definition))
+    return nullptr;
+  ClassScopedTypes Visitor;
+  Visitor.TraverseStmt(Definition->getBody());
+  return Visitor.Found;
+}
+
+clang::DiagnosticBuilder report(const BodyUnderCheck &B, Reporter &Diags, clang::SourceLocation Loc,
+                                ID Id) {
+  return Diags.report(Loc, B.SM, Id);
+}
+
+/// Where a refusal inside an inlined function came from.
+void noteInlinedFrom(const BodyUnderCheck &B, Reporter &Diags) {
+  if (!B.CallStack.empty())
+    report(B, Diags, B.CallStack.front()->getBeginLoc(), ID::NoteInlinedFrom) << B.Kernel;
+}
+
+void reportRejected(const BodyUnderCheck &B, Reporter &Diags, const clang::FunctionDecl &F,
+                    const Rejection &Why) {
+  report(B, Diags, Why.Loc, ID::ClangRejects)
+      << B.Kernel << F.getQualifiedNameAsString() << CLANG_VERSION_STRING
+      << (&F != B.Stack.front()) << Why.Message;
+}
+
+void reportGroupCall(const BodyUnderCheck &B, Reporter &Diags, const clang::CallExpr &Call,
+                     const GroupCall &What) {
+  std::string Name = Call.getDirectCallee() ? Call.getDirectCallee()->getQualifiedNameAsString()
+                                            : std::string("sync");
+  if (What.Kind == GroupCallKind::GridSync)
+    report(B, Diags, Call.getBeginLoc(), ID::GridSync) << Name;
+  else
+    report(B, Diags, Call.getBeginLoc(), ID::KernelThisThreadBlock) << Name << What.Why;
+}
+
+/// A call whose callee's own body raises a group refusal, reported where it
+/// happens (checkCooperativeGroups).
+bool refusedGroupCall(const CalleeEffect &E) {
+  return !E.Rejected && E.GroupCall && !E.touchesBlock();
+}
+
+std::string touches(const CalleeEffect &E) {
+  if (E.Synchronizes)
+    return "synchronizes the threads";
+  if (E.ReadsBuiltins)
+    return "reads threadIdx, blockDim, blockIdx or gridDim";
+  if (E.WarpSync && !E.UsesShared)
+    return "synchronizes a warp";
+  return "uses shared memory";
+}
+
+std::string qualifiedName(const clang::FunctionDecl *F) {
+  return F ? F->getQualifiedNameAsString() : "a function pointer";
+}
+
+} // namespace
+
+std::optional<std::string> callObstacle(const CallSite &C,
+                                        llvm::ArrayRef<const clang::FunctionDecl *> Stack) {
+  const clang::FunctionDecl *F = C.Callee;
+  if (C.lowering() == CallLowering::SectionCopy && *C.NotCopyable)
+    return std::string(C.NotCopyable);
+  if (C.Effect.InSystemHeader)
+    return "it belongs to the CUDA toolkit, which kfuse does not inline";
+  if (!F->getDefinition())
+    return "kfuse cannot see its definition";
+  if (llvm::is_contained(Stack, F->getDefinition()))
+    return "it calls itself, and only functions that end can be inlined";
+  if (const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(F); Method && Method->isVirtual())
+    return "it is virtual, so the call may run another function";
+  if (F->isVariadic())
+    return "it takes a variable number of arguments";
+  if (const clang::TemplateArgumentList *Args = F->getTemplateSpecializationArgs())
+    for (const clang::TemplateArgument &A : Args->asArray())
+      if (A.getKind() != clang::TemplateArgument::Type &&
+          A.getKind() != clang::TemplateArgument::Integral)
+        return "it has a template argument that is neither a type nor an integer";
+  if (const clang::NamedDecl *Type = classScopedType(*F))
+    return "its body names '" + Type->getNameAsString() + "', a member of '" +
+           llvm::cast<clang::NamedDecl>(Type->getDeclContext())->getNameAsString() +
+           "' without qualification, which the body cannot name outside its class";
+  return std::nullopt;
+}
+
+void checkBodyReadable(const BodyUnderCheck &B, Reporter &Diags) {
+  if (B.Model.Rejected) {
+    reportRejected(B, Diags, *B.Model.Decl, *B.Model.Rejected);
+    noteInlinedFrom(B, Diags);
+    return;
+  }
+  for (const CallSite &C : B.Model.Calls)
+    if (C.Effect.Rejected) {
+      reportRejected(B, Diags, *C.Effect.RejectedFunction, *C.Effect.Rejected);
+      report(B, Diags, C.Call->getBeginLoc(), ID::NoteCalledFrom) << qualifiedName(C.Callee);
+    }
+  for (const SpecialCall &C : B.Model.SpecialCalls)
+    if (C.Effect.Rejected) {
+      reportRejected(B, Diags, *C.Effect.RejectedFunction, *C.Effect.Rejected);
+      report(B, Diags, C.Loc, ID::NoteCalledFrom) << C.Callee->getQualifiedNameAsString();
+    }
+}
+
+void checkPreprocessor(const BodyUnderCheck &B, Reporter &Diags) {
+  if (!B.Model.Conditionals.Unbalanced)
+    return;
+  report(B, Diags, *B.Model.Conditionals.Unbalanced, ID::ConditionalInKernel) << B.Model.Name;
+  noteInlinedFrom(B, Diags);
+}
+
+void checkBarriers(const BodyUnderCheck &B, Reporter &Diags) {
+  const KernelModel &Model = B.Model;
+  bool Reported = false;
+  for (const Barrier &Bar : Model.Barriers)
+    if (Bar.Kind == BarrierKind::Named) {
+      report(B, Diags, Bar.Call->getBeginLoc(), ID::UnsupportedBarrier) << Bar.Callee;
+      Reported = true;
+    }
+  for (const AsmBarrier &Asm : Model.AsmBarriers)
+    if (!Asm.Partial) {
+      report(B, Diags, Asm.Stmt->getBeginLoc(), ID::InlineAsmBarrier) << Model.Name;
+      Reported = true;
+    }
+  if (!Model.Gotos.empty() && !Model.Barriers.empty()) {
+    report(B, Diags, Model.Gotos.front()->getBeginLoc(), ID::GotoWithBarrier) << Model.Name;
+    Reported = true;
+  }
+  if (Reported)
+    noteInlinedFrom(B, Diags);
+}
+
+void checkCooperativeGroups(const BodyUnderCheck &B, Reporter &Diags) {
+  const KernelModel &Model = B.Model;
+  for (const clang::CallExpr *Sync : Model.GridSyncs)
+    reportGroupCall(B, Diags, *Sync, {GroupCallKind::GridSync, {}, 0, ""});
+  for (const GroupRefusal &R : Model.GroupRefusals)
+    reportGroupCall(B, Diags, *R.Call, {GroupCallKind::Unsupported, {}, 0, R.Why});
+  if (!Model.GridSyncs.empty() || !Model.GroupRefusals.empty())
+    noteInlinedFrom(B, Diags);
+  // A callee kfuse does not inline: reported where it happens.
+  for (const CallSite &C : Model.Calls)
+    if (refusedGroupCall(C.Effect)) {
+      reportGroupCall(B, Diags, *C.Effect.GroupCall, C.Effect.Group);
+      report(B, Diags, C.Call->getBeginLoc(), ID::NoteCalledFrom) << qualifiedName(C.Callee);
+    }
+  for (const SpecialCall &C : Model.SpecialCalls)
+    if (refusedGroupCall(C.Effect)) {
+      reportGroupCall(B, Diags, *C.Effect.GroupCall, C.Effect.Group);
+      report(B, Diags, C.Loc, ID::NoteCalledFrom) << C.Callee->getQualifiedNameAsString();
+    }
+}
+
+void checkCalls(const BodyUnderCheck &B, Reporter &Diags) {
+  for (const CallSite &C : B.Model.Calls) {
+    if (C.Effect.Rejected || refusedGroupCall(C.Effect))
+      continue;
+    clang::SourceLocation Loc = C.Call->getBeginLoc();
+    if (C.Effect.touchesBlock()) {
+      if (std::optional<std::string> Why = callObstacle(C, B.Stack)) {
+        report(B, Diags, Loc, ID::CallNotInlinable)
+            << qualifiedName(C.Callee) << touches(C.Effect) << *Why;
+        noteInlinedFrom(B, Diags);
+      }
+    } else if (C.Effect.Unknown) {
+      report(B, Diags, Loc, ID::CallWithoutBody) << qualifiedName(C.Callee);
+      noteInlinedFrom(B, Diags);
+    }
+  }
+  // kfuse does not inline constructors and destructors: one that must be
+  // (it reads thread indices, synchronizes or uses shared memory) stops the
+  // fusion, as an unknown one does.
+  for (const SpecialCall &C : B.Model.SpecialCalls) {
+    if (C.Effect.Rejected || refusedGroupCall(C.Effect))
+      continue;
+    std::string Callee = C.Callee->getQualifiedNameAsString();
+    if (C.Effect.touchesBlock() || C.Effect.WarpSync) {
+      report(B, Diags, C.Loc, ID::CallNotInlinable)
+          << Callee << touches(C.Effect)
+          << "it constructs an object (its constructor, member initializers or destructor "
+             "do this), and kfuse inlines function calls only";
+      noteInlinedFrom(B, Diags);
+    } else if (C.Effect.Unknown) {
+      report(B, Diags, C.Loc, ID::CallWithoutBody) << Callee;
+      noteInlinedFrom(B, Diags);
+    }
+  }
+}
+
+void checkExitBarriers(const BodyUnderCheck &B, Reporter &Diags) {
+  // A return in an inlined function leaves that function, not the kernel.
+  if (!B.CallStack.empty() || !needsExitAwareBarriers(B.Model))
+    return;
+  for (const Barrier &Bar : B.Model.Barriers)
+    if (Bar.Kind == BarrierKind::SyncThreadsCount) {
+      report(B, Diags, B.Model.Returns.front().Stmt->getBeginLoc(), ID::ReturnBeforeBarrier)
+          << B.Model.Name << Bar.Callee;
+      report(B, Diags, Bar.Call->getBeginLoc(), ID::NoteBarrierHere);
+      return;
+    }
+}
+
+} // namespace kfuse
