@@ -26,6 +26,16 @@ fi
 "$work/prefix/bin/kfuse" --version | grep -q "^kfuse " || fail "the installed kfuse does not run"
 
 if [ "$generator" = library ]; then
+  if [ -z "${KFUSE_PREFIX:-}" ]; then
+    # Installed: the public headers only, which include no other.
+    (cd "$work/prefix/include" && find kfuse -name '*.h' -o -name '*.def' | sort) \
+      > "$work/installed.txt"
+    python3 "$root/scripts/public_headers.py" "$root" > "$work/public.txt"
+    diff "$work/public.txt" "$work/installed.txt" \
+      || fail "the installed headers are not scripts/public_headers.py's"
+    [ ! -e "$work/prefix/include/kfuse/Transforms/EditSet.h" ] \
+      || fail "an internal header is installed"
+  fi
   cmake -S "$here/library-consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
     > "$work/configure.log"
   cmake --build "$work/consumer" > "$work/build.log"
