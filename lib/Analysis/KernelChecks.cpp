@@ -71,8 +71,8 @@ void noteInlinedFrom(const BodyUnderCheck &B, Reporter &Diags) {
 void reportRejected(const BodyUnderCheck &B, Reporter &Diags, const clang::FunctionDecl &F,
                     const Rejection &Why) {
   report(B, Diags, Why.Loc, ID::ClangRejects)
-      << B.Kernel << F.getQualifiedNameAsString() << CLANG_VERSION_STRING
-      << (&F != B.Stack.front()) << Why.Message;
+      << B.Kernel << F.getQualifiedNameAsString() << CLANG_VERSION_STRING << (&F != B.Stack.front())
+      << Why.Message;
 }
 
 void reportGroupCall(const BodyUnderCheck &B, Reporter &Diags, const clang::CallExpr &Call,

@@ -16,7 +16,8 @@ using diag::ID;
 struct Refusals {
 #define KFUSE_DIAG(Name, Level, Id, Format) static constexpr ID Name = ID::Name;
 #include "kfuse/Diagnostics/Diagnostics.def"
-#define KFUSE_CHECK(Name, Scope, Text, Summary, ...) static constexpr ID Name##Ids[] = {__VA_ARGS__};
+#define KFUSE_CHECK(Name, Scope, Text, Summary, ...)                                               \
+  static constexpr ID Name##Ids[] = {__VA_ARGS__};
 #include "kfuse/Analysis/LegalityChecks.def"
 };
 

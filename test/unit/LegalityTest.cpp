@@ -45,8 +45,8 @@ TEST(Legality, ChecksRunScopeByScope) {
     if (C.Scope == Current)
       continue;
     Done.insert(Current);
-    EXPECT_FALSE(Done.count(C.Scope)) << C.Name.str() << " returns to scope "
-                                      << scopeName(C.Scope).str();
+    EXPECT_FALSE(Done.count(C.Scope))
+        << C.Name.str() << " returns to scope " << scopeName(C.Scope).str();
     Current = C.Scope;
   }
 }

@@ -1,5 +1,6 @@
-// Unit tests of the partition planner: even splits in whole warps, fixed
-// blocks, explicit partitions and their limits, barrier ids.
+// Unit tests of the partition planner: the ranges of even splits in whole
+// warps, of fixed and padded blocks and of explicit partitions, and barrier
+// ids. What refuses a share is ThreadSharesTest's.
 #include "kfuse/Plan/PartitionPlan.h"
 
 #include <gtest/gtest.h>
@@ -98,25 +99,6 @@ TEST(PartitionPlan, BarrierIdsCountWhatTheKernelsReserve) {
   EXPECT_EQ(R.Plan->BarrierIds, 6u);
 }
 
-TEST(PartitionPlan, ExplicitPartitionMustBeWarpMultiples) {
-  PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
-  Req.Partition = {500, 524};
-  PartitionResult R = planPartition(Req);
-  EXPECT_FALSE(R.Plan);
-  ASSERT_EQ(R.Problems.size(), 2u);
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionNotWarpMultiple);
-  EXPECT_EQ(R.Problems[0].Args, (std::vector<std::string>{"a", "500"}));
-}
-
-TEST(PartitionPlan, ExplicitPartitionAtMost1024) {
-  PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
-  Req.Partition = {768, 512};
-  PartitionResult R = planPartition(Req);
-  ASSERT_EQ(R.Problems.size(), 1u);
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::BlockTooLarge);
-  EXPECT_EQ(R.Problems[0].Args[1], "1280");
-}
-
 // Proportional grids run one kernel at a time: every range from thread 0,
 // the block as large as the largest, each kernel with a barrier id of its own.
 TEST(PartitionPlan, StackedRangesShareThreadZero) {
@@ -132,41 +114,11 @@ TEST(PartitionPlan, StackedRangesShareThreadZero) {
   EXPECT_EQ(R.Plan->Ranges[1].BarrierId, 2u);
 }
 
-TEST(PartitionPlan, ExplicitPartitionKeepsFixedBlocks) {
-  PartitionRequest Req = request({{"a", 256, false, false}, {"b", 256, true, false}});
-  Req.Partition = {512, 512};
-  PartitionResult R = planPartition(Req);
-  ASSERT_EQ(R.Problems.size(), 1u);
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionFixedBlock);
-}
-
-TEST(PartitionPlan, ExplicitPartitionNeedsOneSizePerKernel) {
-  PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
-  Req.Partition = {512};
-  PartitionResult R = planPartition(Req);
-  ASSERT_FALSE(R.Problems.empty());
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionArity);
-}
-
-TEST(PartitionPlan, ResizableKernelsNeedAWarpEach) {
-  PartitionRequest Req = request({{"a", 1024, false, false}, {"b", 256, true, false}});
-  PartitionResult R = planPartition(Req);
-  ASSERT_EQ(R.Problems.size(), 1u);
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::NoThreadsLeft);
-}
-
 TEST(PartitionPlan, FixedBlocksAreRoundedUpToWarps) {
   PartitionResult R = planPartition(request({{"a", 100, false, false}, {"b", 256, true, false}}));
   ASSERT_TRUE(R.Plan);
   EXPECT_EQ(sizes(*R.Plan), (std::vector<unsigned>{128, 256}));
   EXPECT_EQ(R.Plan->Ranges[0].Active, 100u);
-}
-
-TEST(PartitionPlan, AtMostFifteenKernelsWithBarriers) {
-  std::vector<PartitionMember> Members(16, PartitionMember{"k", 32, false, true});
-  PartitionResult R = planPartition(request(Members));
-  ASSERT_EQ(R.Problems.size(), 1u);
-  EXPECT_EQ(R.Problems[0].Id, diag::ID::TooManyBarrierIds);
 }
 
 } // namespace

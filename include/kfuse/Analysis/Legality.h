@@ -99,8 +99,8 @@ struct RangesUnderCheck {
 
 /// Runs every Kernel check on \p Kernel and on each function inlined into
 /// it. Returns whether none reported.
-bool runKernelChecks(const KernelModel &Kernel, FunctionModels &Helpers,
-                     clang::SourceManager &SM, Reporter &Diags);
+bool runKernelChecks(const KernelModel &Kernel, FunctionModels &Helpers, clang::SourceManager &SM,
+                     Reporter &Diags);
 bool runMemberChecks(const FusionMember &M, Reporter &Diags);
 bool runFusionChecks(const FusionUnderCheck &F, Reporter &Diags);
 bool runLayoutChecks(const LayoutUnderCheck &L, Reporter &Diags);
