@@ -788,21 +788,19 @@ void writeCandidate(FILE *out, const Fusion &f, const Candidate &c) {
   if (c.built && !c.built->error.empty())
     json(out, "error", c.built->error);
   if (c.variant) {
-    std::fprintf(out, "\"threads\": [");
-    for (unsigned k = 0; k < f.nkernels; ++k)
-      std::fprintf(out, "%s%u", k ? ", " : "", c.variant->threads[k]);
-    std::fprintf(
-        out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
-        c.variant->block_threads, c.variant->bounded ? "true" : "false", c.built->min_blocks);
-    json(out, "grid", c.variant->grid);
-    std::fprintf(out, "\"waves\": %u, \"barriers\": %u, ", c.variant->waves, c.variant->barriers);
-    if (c.variant->warpgroup && !c.built->warpgroup_registers.empty()) {
-      std::fprintf(out, "\"entry_registers\": %u, \"warpgroup_registers\": [",
-                   c.built->entry_registers);
-      for (size_t k = 0; k < c.built->warpgroup_registers.size(); ++k)
-        std::fprintf(out, "%s%u", k ? ", " : "", c.built->warpgroup_registers[k]);
-      std::fprintf(out, "], ");
+    kfuse_json::LayoutFields l;
+    l.threads.assign(c.variant->threads, c.variant->threads + f.nkernels);
+    l.block_threads = c.variant->block_threads;
+    l.bounded = c.variant->bounded;
+    l.min_blocks = c.built->min_blocks;
+    l.grid = c.variant->grid;
+    l.waves = c.variant->waves;
+    l.barriers = c.variant->barriers;
+    if (c.variant->warpgroup) {
+      l.entry_registers = c.built->entry_registers;
+      l.warpgroup_registers = c.built->warpgroup_registers;
     }
+    kfuse_json::writeLayoutFields(out, l);
     std::fprintf(out, "\"registers\": %d, \"spill_bytes\": %zu, \"static_shared_bytes\": %zu, ",
                  c.built->attr.numRegs, c.built->attr.localSizeBytes,
                  c.built->attr.sharedSizeBytes);

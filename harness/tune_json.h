@@ -3,8 +3,9 @@
 // The harness writes results.json with fprintf; every string in it (a device
 // name, a path, dlerror()'s text) goes through quoted(), so quotes,
 // backslashes, control characters and bytes that are not UTF-8 still make
-// JSON that llvm::json reads. Header-only C++17, shared by the harness (as
-// kfuse_json.h in the bundle) and kfuse's unit tests.
+// JSON that llvm::json reads; a variant's layout is written by
+// writeLayoutFields, the one writer of its fields. Header-only C++17, shared
+// by the harness (as kfuse_json.h in the bundle) and kfuse's unit tests.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNE_JSON_H
@@ -12,6 +13,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace kfuse_json {
 
@@ -67,6 +69,38 @@ inline std::string quoted(const std::string &value) {
     i += n ? n : 1;
   }
   return q + "\"";
+}
+
+/// A fused variant's layout as results.json holds it (kfuse reads it back
+/// with readLayoutFields, kfuse/Plan/FusedLayout.h): each kernel's threads,
+/// the register bound it was compiled with, the grid, its waves and the
+/// per-warpgroup registers it was given (none: empty). Ends with ", ".
+struct LayoutFields {
+  std::vector<unsigned> threads;
+  unsigned block_threads = 0;
+  bool bounded = false;
+  unsigned min_blocks = 0;
+  std::string grid;
+  unsigned waves = 1;
+  unsigned barriers = 0;
+  unsigned entry_registers = 0;
+  std::vector<unsigned> warpgroup_registers;
+};
+
+inline void writeLayoutFields(FILE *out, const LayoutFields &l) {
+  std::fprintf(out, "\"threads\": [");
+  for (size_t k = 0; k < l.threads.size(); ++k)
+    std::fprintf(out, "%s%u", k ? ", " : "", l.threads[k]);
+  std::fprintf(out, "], \"block_threads\": %u, \"register_bound\": %s, \"min_blocks_per_sm\": %u, ",
+               l.block_threads, l.bounded ? "true" : "false", l.min_blocks);
+  std::fprintf(out, "\"grid\": %s, ", quoted(l.grid).c_str());
+  std::fprintf(out, "\"waves\": %u, \"barriers\": %u, ", l.waves, l.barriers);
+  if (!l.warpgroup_registers.empty()) {
+    std::fprintf(out, "\"entry_registers\": %u, \"warpgroup_registers\": [", l.entry_registers);
+    for (size_t k = 0; k < l.warpgroup_registers.size(); ++k)
+      std::fprintf(out, "%s%u", k ? ", " : "", l.warpgroup_registers[k]);
+    std::fprintf(out, "], ");
+  }
 }
 
 } // namespace kfuse_json

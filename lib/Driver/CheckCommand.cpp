@@ -32,7 +32,7 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
   }
   for (const FusedKernel &K : Fused->File.Kernels)
     Out << "kfuse: fusion '" << K.Fusion << "' can be fused: " << K.Sections.size() << " kernels, "
-        << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Grid) << "'\n";
+        << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Layout.Grid) << "'\n";
   return 0;
 }
 

@@ -47,13 +47,15 @@ namespace {
 /// bounded twin compiles the same source with; none for the twin itself)
 /// and each warpgroup's count, from the registers the originals get.
 FusionLayout emittedLayout(const FusedLayout &V, std::string Name) {
-  FusionLayout Layout = layoutOf(V);
+  FusionLayout Layout;
+  Layout.Variant = V;
+  Layout.Variant->Registers = V.Registers == RegisterPolicy::PerWarpgroup
+                                  ? RegisterPolicy::PerWarpgroup
+                                  : RegisterPolicy::Bounded;
+  Layout.Variant->MinBlocksPerSm.reset();
+  Layout.Variant->EntryRegisters.reset();
+  Layout.Variant->SectionRegisters.clear();
   Layout.Name = std::move(Name);
-  Layout.MinBlocksPerSm = RegisterCount::harness();
-  if (V.Registers == RegisterPolicy::PerWarpgroup) {
-    Layout.EntryRegisters = RegisterCount::harness();
-    Layout.SectionRegisters.assign(V.Threads.size(), RegisterCount::harness());
-  }
   return Layout;
 }
 

@@ -13,8 +13,15 @@ namespace {
 
 /// A count as the kernel is compiled with it: the number, or the macro the
 /// tuning harness defines as it builds the variant.
-std::string spelled(const RegisterCount &C, const std::string &HarnessMacro) {
-  return C.From == RegisterCount::Source::Number ? std::to_string(C.Value) : HarnessMacro;
+std::string spelled(const std::optional<unsigned> &Count, const std::string &HarnessMacro) {
+  return Count ? std::to_string(*Count) : HarnessMacro;
+}
+
+/// Kernel \p I's warpgroup registers: the layout's, or the harness's macro.
+std::string sectionRegisters(const FusedLayout &L, size_t I) {
+  return spelled(I < L.SectionRegisters.size() ? std::optional<unsigned>(L.SectionRegisters[I])
+                                               : std::nullopt,
+                 "KFUSE_REGISTERS_" + std::to_string(I));
 }
 
 /// How the launcher refuses a launch configuration.
@@ -50,7 +57,7 @@ void printKernelParams(llvm::raw_ostream &OS, const FusedKernel &K, bool Launch)
   }
   // Per loop, the next original block: zeroed memory of this launch alone,
   // so that launches in other streams never share a counter.
-  if (takesTickets(K.Grid))
+  if (takesTickets(K.Layout.Grid))
     Item(Launch ? "kfuse_tickets" : "unsigned *const kfuse_tickets");
 }
 
@@ -148,11 +155,11 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
 /// registers another range waits for); on other targets than sm_90a it
 /// is left out, and the section runs on the entry allocation.
 void printSetRegisters(llvm::raw_ostream &OS, const FusedKernel &K, size_t I) {
-  std::string Count = spelled(K.SectionRegisters[I], "KFUSE_REGISTERS_" + std::to_string(I));
+  std::string Count = sectionRegisters(K.Layout, I);
   OS << "// Its warpgroups take " << Count << " registers per thread.\n";
   OS << "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
      << "kfuse_set_registers<" << Count << ", "
-     << spelled(K.EntryRegisters, "KFUSE_ENTRY_REGISTERS") << ">();\n"
+     << spelled(K.Layout.EntryRegisters, "KFUSE_ENTRY_REGISTERS") << ">();\n"
      << "#endif\n";
 }
 
@@ -233,7 +240,7 @@ void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoo
     OS << "if (kfuse_tid < " << L.Size << "u) {\n";
   else
     OS << "if (kfuse_tid >= " << L.Begin << "u && kfuse_tid < " << L.Begin + L.Size << "u) {\n";
-  if (!K.SectionRegisters.empty())
+  if (K.Layout.Registers == RegisterPolicy::PerWarpgroup)
     printSetRegisters(OS, K, L.First);
 }
 
@@ -255,7 +262,7 @@ void printOnce(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) 
 void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L, size_t Index) {
   if (L.Once)
     return printOnce(OS, K, L);
-  bool Dynamic = K.Grid == GridMode::Dynamic;
+  bool Dynamic = K.Layout.Grid == GridMode::Dynamic;
   OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") loop over original blocks"
      << (Dynamic ? ", taking the next from a counter" : ", every gridDim.x-th") << ".\n";
   printRangeGuard(OS, K, L);
@@ -291,18 +298,20 @@ bool runsAllOnce(const FusedKernel &K) {
 }
 
 void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
-  bool Persistent = K.Grid != GridMode::AsLaunched;
+  bool Persistent = K.Layout.Grid != GridMode::AsLaunched;
   OS << "// Fusion '" << K.Fusion << "': " << K.Sections.size()
-     << (K.Vertical             ? " kernels one after the other"
-         : stacksRanges(K.Grid) ? " kernels, one at a time,"
-                                : " kernels side by side")
+     << (K.Layout.Vertical             ? " kernels one after the other"
+         : stacksRanges(K.Layout.Grid) ? " kernels, one at a time,"
+                                       : " kernels side by side")
      << " in blocks of " << K.BlockThreads << " threads; "
      << (!Persistent      ? "fused block b runs block b of each kernel whose grid has it.\n"
          : runsAllOnce(K) ? "a persistent grid, on which each kernel runs once: every one "
                             "works with any 1-D grid.\n"
                           : "a persistent grid: each fused block loops over original blocks.\n");
   OS << "__global__ void __launch_bounds__(" << K.BlockThreads
-     << (K.MinBlocksPerSm ? ", " + spelled(K.MinBlocksPerSm, "KFUSE_MIN_BLOCKS_PER_SM") : "")
+     << (K.Layout.Registers != RegisterPolicy::Compiler
+             ? ", " + spelled(K.Layout.MinBlocksPerSm, "KFUSE_MIN_BLOCKS_PER_SM")
+             : "")
      << ") " << K.KernelName << "(";
   printKernelParams(OS, K, /*Launch=*/false);
   OS << ") {\n";
@@ -321,12 +330,12 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   // A persistent kernel starts them afresh in every iteration.
   if (!Persistent)
     printRegisters(OS, K);
-  if (stacksRanges(K.Grid))
+  if (stacksRanges(K.Layout.Grid))
     printProportionalLoop(OS, K);
   else if (Persistent)
     for (size_t I = 0; I < K.Loops.size(); ++I)
       printBlockLoop(OS, K, K.Loops[I], I);
-  else if (!K.SectionRegisters.empty())
+  else if (K.Layout.Registers == RegisterPolicy::PerWarpgroup)
     for (size_t I = 0; I < K.Sections.size(); ++I)
       printWarpgroupSection(OS, K, I);
   else
@@ -450,7 +459,7 @@ void printConfigurationChecks(llvm::raw_ostream &OS, const FusedKernel &K, llvm:
        << "kfuse_blocks = blocks > kfuse_blocks ? blocks : kfuse_blocks;\n}\n";
   }
   OS << "if (kfuse_blocks > 0x7fffffffull) " << Reject << "\n";
-  if (stacksRanges(K.Grid))
+  if (stacksRanges(K.Layout.Grid))
     printTicketCount(OS, K, Reject);
 }
 
@@ -504,16 +513,16 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
      << "cudaError_t err = cudaFuncSetAttribute(" << K.KernelName
      << ", cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kfuse_shared_bytes));\n"
      << "if (err != cudaSuccess) return err;\n}\n";
-  if (K.Grid != GridMode::AsLaunched)
-    OS << (K.Waves == 1 ? "// Persistent: no more blocks than are resident at once.\n"
-                        : "// Persistent: " + std::to_string(K.Waves) +
-                              " times as many blocks as are resident at once.\n")
+  if (K.Layout.Grid != GridMode::AsLaunched)
+    OS << (K.Layout.Waves == 1 ? "// Persistent: no more blocks than are resident at once.\n"
+                               : "// Persistent: " + std::to_string(K.Layout.Waves) +
+                                     " times as many blocks as are resident at once.\n")
        << "static std::atomic<unsigned long long> kfuse_fit[KFUSE_CACHED_DEVICES];\n"
        << "if (cudaError_t err = kfuse_resident_blocks(" << K.KernelName << ", kfuse_fit, "
-       << K.BlockThreads << "u, kfuse_shared_bytes, " << K.Waves
+       << K.BlockThreads << "u, kfuse_shared_bytes, " << K.Layout.Waves
        << "u, kfuse_blocks); err != cudaSuccess)\n"
        << "return err;\n";
-  bool Dynamic = takesTickets(K.Grid);
+  bool Dynamic = takesTickets(K.Layout.Grid);
   if (Dynamic) {
     std::string Bytes = std::to_string(K.Loops.size()) + "u * sizeof(unsigned)";
     OS << "unsigned *kfuse_tickets = nullptr;\n"
@@ -717,7 +726,7 @@ std::string printFusedFile(const FusedFile &File) {
      << "// change the config or the kernels and run kfuse again.\n\n"
      << "#include <cuda_runtime.h>\n";
   bool Persistent = std::any_of(File.Kernels.begin(), File.Kernels.end(), [](const FusedKernel &K) {
-    return K.Grid != GridMode::AsLaunched;
+    return K.Layout.Grid != GridMode::AsLaunched;
   });
   if (Persistent)
     OS << "#include <atomic>\n";
@@ -750,8 +759,9 @@ std::string printFusedFile(const FusedFile &File) {
   printBarrierHelpers(GS);
   if (Persistent)
     printResidentBlocks(GS);
-  if (std::any_of(File.Kernels.begin(), File.Kernels.end(),
-                  [](const FusedKernel &K) { return !K.SectionRegisters.empty(); }))
+  if (std::any_of(File.Kernels.begin(), File.Kernels.end(), [](const FusedKernel &K) {
+        return K.Layout.Registers == RegisterPolicy::PerWarpgroup;
+      }))
     printRegisterHelper(GS);
   for (const FusedKernel &K : File.Kernels) {
     printKernel(GS, K);

@@ -153,16 +153,18 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
     }
   if (!Ok)
     return std::nullopt;
-  GridMode Grid = Layout.Grid.value_or(chooseGrid(C, F, pollsOtherBlocks(Members)).Mode);
+  const std::optional<FusedLayout> &Variant = Layout.Variant;
+  GridMode Grid = Variant ? Variant->Grid : chooseGrid(C, F, pollsOtherBlocks(Members)).Mode;
+  bool Vertical = Variant && Variant->Vertical;
   LayoutRequest Request;
   Request.Fusion = F.Name;
-  Request.Partition = Layout.Threads ? *Layout.Threads : F.Partition;
+  Request.Partition = Variant ? Variant->Threads : F.Partition;
   Request.Threads = F.Threads;
   ConfigPosition At = F.Partition.empty() ? F.Position : F.PartitionPosition;
   Request.Line = At.Line;
   Request.Column = At.Column;
   Request.Grid = Grid;
-  Request.Vertical = Layout.Vertical;
+  Request.Vertical = Vertical;
   for (size_t J = 0; J < Members.size(); ++J) {
     const FusionMember &M = Members[J];
     Request.Members.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize, M.Spec->AnyGrid,
@@ -185,21 +187,24 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   if (!Planned.Plan)
     return std::nullopt;
   const PartitionPlan &Laid = Planned.Plan->Ranges;
-  if (!runRangesChecks(
-          {Members, F, Grid, Layout.Vertical, Laid.Ranges, Layout.SectionRegisters.size(), C.Path},
-          Diags))
+  // Per-warpgroup registers: the variant's counts, or one per kernel that
+  // the harness chooses.
+  size_t WarpgroupCounts = 0;
+  if (Variant && Variant->Registers == RegisterPolicy::PerWarpgroup)
+    WarpgroupCounts = Variant->SectionRegisters.empty() ? Variant->Threads.size()
+                                                        : Variant->SectionRegisters.size();
+  if (!runRangesChecks({Members, F, Grid, Vertical, Laid.Ranges, WarpgroupCounts, C.Path}, Diags))
     return std::nullopt;
   std::optional<FusedKernel> K =
       fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
                        HasChains ? &Chains : nullptr);
   if (K) {
-    K->Vertical = Layout.Vertical || F.Mode == FusionMode::Vertical;
-    K->MinBlocksPerSm = Layout.MinBlocksPerSm;
-    K->Grid = Grid;
-    K->Waves = Grid == GridMode::AsLaunched ? 1 : Layout.Waves;
+    K->Layout = Variant.value_or(FusedLayout());
+    K->Layout.Vertical = Vertical || F.Mode == FusionMode::Vertical;
+    K->Layout.Grid = Grid;
+    if (Grid == GridMode::AsLaunched)
+      K->Layout.Waves = 1;
     K->Loops = Planned.Plan->Loops;
-    K->EntryRegisters = Layout.EntryRegisters;
-    K->SectionRegisters = Layout.SectionRegisters;
     for (const BlockLoop &L : K->Loops)
       if (L.Once) {
         // Its launch's grid is replaced by the fused one, which is 1-D.
@@ -235,22 +240,6 @@ std::vector<Preamble> FusionPipeline::preambles(const std::string &OutputDir, Pr
       Result.push_back({Spec->File, std::move(P->Text)});
   }
   return Result;
-}
-
-FusionLayout layoutOf(const FusedLayout &L) {
-  FusionLayout Layout;
-  Layout.Threads = L.Threads;
-  Layout.Vertical = L.Vertical;
-  Layout.Grid = L.Grid;
-  Layout.Waves = L.Waves;
-  if (L.Registers != RegisterPolicy::Compiler && L.MinBlocksPerSm)
-    Layout.MinBlocksPerSm = RegisterCount::number(*L.MinBlocksPerSm);
-  if (L.Registers == RegisterPolicy::PerWarpgroup && L.EntryRegisters) {
-    Layout.EntryRegisters = RegisterCount::number(*L.EntryRegisters);
-    for (unsigned R : L.SectionRegisters)
-      Layout.SectionRegisters.push_back(RegisterCount::number(R));
-  }
-  return Layout;
 }
 
 } // namespace kfuse

@@ -106,7 +106,8 @@ const FusionResult *findMeasurements(const TuneResults &Results, const std::stri
 }
 
 FusionLayout tunedLayout(const Verdict &V, const std::string &ResultsPath) {
-  FusionLayout Layout = layoutOf(V.Fastest->Layout);
+  FusionLayout Layout;
+  Layout.Variant = V.Fastest->Layout;
   Layout.MeasuredVariant = V.Fastest->Name;
   Layout.MeasuredIn = ResultsPath;
   return Layout;

@@ -2,6 +2,10 @@
 
 #include "kfuse/Plan/FusedLayout.h"
 
+#include "kfuse/Diagnostics/JsonFields.h"
+
+#include "llvm/Support/JSON.h"
+
 #include <algorithm>
 
 namespace kfuse {
@@ -74,6 +78,54 @@ bool FusedLayout::operator==(const FusedLayout &O) const {
   return Vertical == O.Vertical && Threads == O.Threads && Grid == O.Grid && Waves == O.Waves &&
          Registers == O.Registers && MinBlocksPerSm == O.MinBlocksPerSm &&
          EntryRegisters == O.EntryRegisters && SectionRegisters == O.SectionRegisters;
+}
+
+bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Path P) {
+  llvm::json::ObjectMapper O(V, P);
+  std::vector<int64_t> Threads, WarpgroupRegisters;
+  bool RegisterBound = false;
+  unsigned MinBlocksPerSm = 0, EntryRegisters = 0;
+  auto Grid = [&](const llvm::json::Value &G, GridMode &Out, llvm::json::Path At) {
+    return fromName(G, Out, At, parseGridMode,
+                    "expected a grid (as-launched, persistent, dynamic or proportional)");
+  };
+  const llvm::json::Object *Object = V.getAsObject();
+  if (!O || !O.mapOptional("threads", Threads) || !O.mapOptional("register_bound", RegisterBound) ||
+      !mapCount(V, P, "min_blocks_per_sm", MinBlocksPerSm) ||
+      (Object && Object->get("grid") && !Grid(*Object->get("grid"), L.Grid, P.field("grid"))) ||
+      !mapCount(V, P, "waves", L.Waves) ||
+      !O.mapOptional("warpgroup_registers", WarpgroupRegisters) ||
+      !mapCount(V, P, "entry_registers", EntryRegisters))
+    return false;
+  for (int64_t T : Threads) {
+    if (T <= 0 || T > 1024) {
+      P.field("threads").report("expected thread counts from 1 to 1024");
+      return false;
+    }
+    L.Threads.push_back(static_cast<unsigned>(T));
+  }
+  for (int64_t R : WarpgroupRegisters) {
+    // What setmaxnreg takes: the emitted code asserts it too.
+    if (R < 24 || R > 256 || R % 8 != 0) {
+      P.field("warpgroup_registers")
+          .report("expected register counts from 24 to 256 in steps of 8");
+      return false;
+    }
+    L.SectionRegisters.push_back(static_cast<unsigned>(R));
+  }
+  if (L.Waves == 0) {
+    P.field("waves").report("expected at least one wave");
+    return false;
+  }
+  L.Registers = !L.SectionRegisters.empty() ? RegisterPolicy::PerWarpgroup
+                : RegisterBound             ? RegisterPolicy::Bounded
+                                            : RegisterPolicy::Compiler;
+  // Warpgroup counts start from the bound the harness compiled the variant with.
+  if (L.Registers != RegisterPolicy::Compiler)
+    L.MinBlocksPerSm = MinBlocksPerSm;
+  if (L.Registers == RegisterPolicy::PerWarpgroup)
+    L.EntryRegisters = EntryRegisters;
+  return true;
 }
 
 } // namespace kfuse

@@ -7,6 +7,7 @@
 #include "kfuse/Config/Config.h"
 
 #include "kfuse/Diagnostics/InputFiles.h"
+#include "kfuse/Diagnostics/JsonFields.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -60,37 +61,6 @@ bool isNativeKind(CandidateKind K) {
 
 namespace {
 
-/// An enum written as its name, read with the parser that owns the names.
-template <typename Enum, typename Parse>
-bool fromName(const llvm::json::Value &V, Enum &Out, llvm::json::Path P, Parse parse,
-              llvm::StringLiteral Expected) {
-  std::optional<Enum> E;
-  if (std::optional<llvm::StringRef> S = V.getAsString())
-    E = parse(S->str());
-  if (!E) {
-    P.report(Expected);
-    return false;
-  }
-  Out = *E;
-  return true;
-}
-
-/// llvm::json reads integers as int64_t; a count must be 0 or more and fit.
-template <typename T>
-bool mapCount(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLiteral Key, T &Out) {
-  const llvm::json::Object *Object = V.getAsObject();
-  const llvm::json::Value *Field = Object ? Object->get(Key) : nullptr;
-  if (!Field)
-    return true;
-  std::optional<int64_t> N = Field->getAsInteger();
-  if (!N || *N < 0 || static_cast<uint64_t>(*N) > std::numeric_limits<T>::max()) {
-    P.field(Key).report("expected an integer, 0 or more");
-    return false;
-  }
-  Out = static_cast<T>(*N);
-  return true;
-}
-
 /// A time or a ratio: JSON holds no infinity, but 1e999 reads as one.
 bool mapFinite(const llvm::json::Value &V, llvm::json::Path P, llvm::StringLiteral Key,
                double &Out) {
@@ -119,45 +89,22 @@ bool fromJSON(const llvm::json::Value &V, CandidateKind &K, llvm::json::Path P) 
   );
 }
 
-bool fromJSON(const llvm::json::Value &V, GridMode &G, llvm::json::Path P) {
-  return fromName(V, G, P, parseGridMode,
-                  "expected a grid (as-launched, persistent, dynamic or proportional)");
-}
-
 bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
   std::vector<double> Samples;
-  std::vector<int64_t> Threads, WarpgroupRegisters;
-  bool RegisterBound = false;
-  unsigned MinBlocksPerSm = 0, EntryRegisters = 0;
-  FusedLayout &L = C.Layout;
-  bool Ok = O && O.map("name", C.Name) && O.map("kind", C.Kind) &&
-            O.mapOptional("kernel", C.Kernel) && O.mapOptional("valid", C.Valid) &&
-            O.mapOptional("error", C.Error) && O.mapOptional("threads", Threads) &&
-            mapCount(V, P, "block_threads", C.BlockThreads) &&
-            O.mapOptional("register_bound", RegisterBound) &&
-            mapCount(V, P, "min_blocks_per_sm", MinBlocksPerSm) && O.mapOptional("grid", L.Grid) &&
-            mapCount(V, P, "waves", L.Waves) && mapCount(V, P, "registers", C.Registers) &&
-            mapCount(V, P, "spill_bytes", C.SpillBytes) &&
-            mapCount(V, P, "static_shared_bytes", C.StaticShared) &&
-            mapCount(V, P, "blocks_per_sm", C.BlocksPerSm) &&
-            mapCount(V, P, "blocks_per_sm_model", C.BlocksPerSmModel) &&
-            mapFinite(V, P, "median_ms", C.Median) && mapFinite(V, P, "p25_ms", C.P25) &&
-            mapFinite(V, P, "p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
-            mapCount(V, P, "mismatches", C.Mismatches) &&
-            O.mapOptional("warpgroup_registers", WarpgroupRegisters) &&
-            mapCount(V, P, "entry_registers", EntryRegisters);
+  bool Ok =
+      O && O.map("name", C.Name) && O.map("kind", C.Kind) && O.mapOptional("kernel", C.Kernel) &&
+      O.mapOptional("valid", C.Valid) && O.mapOptional("error", C.Error) &&
+      readLayoutFields(V, C.Layout, P) && mapCount(V, P, "block_threads", C.BlockThreads) &&
+      mapCount(V, P, "registers", C.Registers) && mapCount(V, P, "spill_bytes", C.SpillBytes) &&
+      mapCount(V, P, "static_shared_bytes", C.StaticShared) &&
+      mapCount(V, P, "blocks_per_sm", C.BlocksPerSm) &&
+      mapCount(V, P, "blocks_per_sm_model", C.BlocksPerSmModel) &&
+      mapFinite(V, P, "median_ms", C.Median) && mapFinite(V, P, "p25_ms", C.P25) &&
+      mapFinite(V, P, "p75_ms", C.P75) && O.mapOptional("ms", Samples) &&
+      mapCount(V, P, "mismatches", C.Mismatches);
   if (!Ok)
     return false;
-  for (int64_t R : WarpgroupRegisters) {
-    // What setmaxnreg takes: the emitted code asserts it too.
-    if (R < 24 || R > 256 || R % 8 != 0) {
-      P.field("warpgroup_registers")
-          .report("expected register counts from 24 to 256 in steps of 8");
-      return false;
-    }
-    L.SectionRegisters.push_back(static_cast<unsigned>(R));
-  }
   if (!llvm::all_of(Samples, [](double T) { return std::isfinite(T) && T >= 0; })) {
     P.field("ms").report("expected finite times, 0 or more");
     return false;
@@ -165,30 +112,11 @@ bool fromJSON(const llvm::json::Value &V, CandidateResult &C, llvm::json::Path P
   C.Samples = static_cast<unsigned>(Samples.size());
   // A horizontal variant is its split: without one, the fused file would get
   // the planner's split under the winner's name.
-  if (C.Kind == CandidateKind::Horizontal && Threads.empty()) {
+  if (C.Kind == CandidateKind::Horizontal && C.Layout.Threads.empty()) {
     P.field("threads").report("expected the thread count of each kernel of a horizontal variant");
     return false;
   }
-  for (int64_t T : Threads) {
-    if (T <= 0 || T > 1024) {
-      P.field("threads").report("expected thread counts from 1 to 1024");
-      return false;
-    }
-    L.Threads.push_back(static_cast<unsigned>(T));
-  }
-  L.Vertical = C.Kind == CandidateKind::Vertical;
-  L.Registers = !L.SectionRegisters.empty() ? RegisterPolicy::PerWarpgroup
-                : RegisterBound             ? RegisterPolicy::Bounded
-                                            : RegisterPolicy::Compiler;
-  // Warpgroup counts start from the bound the harness compiled the variant with.
-  if (L.Registers != RegisterPolicy::Compiler)
-    L.MinBlocksPerSm = MinBlocksPerSm;
-  if (L.Registers == RegisterPolicy::PerWarpgroup)
-    L.EntryRegisters = EntryRegisters;
-  if (L.Waves == 0) {
-    P.field("waves").report("expected at least one wave");
-    return false;
-  }
+  C.Layout.Vertical = C.Kind == CandidateKind::Vertical;
   return true;
 }
 

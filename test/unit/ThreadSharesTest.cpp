@@ -34,7 +34,6 @@ TEST(ThreadShares, ExplicitPartitionMustBeWarpMultiples) {
   EXPECT_EQ(R.Problems[0].Args, (std::vector<std::string>{"a", "500"}));
 }
 
-
 TEST(ThreadShares, ExplicitPartitionAtMost1024) {
   PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
   Req.Partition = {768, 512};
@@ -44,7 +43,6 @@ TEST(ThreadShares, ExplicitPartitionAtMost1024) {
   EXPECT_EQ(R.Problems[0].Args[1], "1280");
 }
 
-
 TEST(ThreadShares, ExplicitPartitionKeepsFixedBlocks) {
   PartitionRequest Req = request({{"a", 256, false, false}, {"b", 256, true, false}});
   Req.Partition = {512, 512};
@@ -52,7 +50,6 @@ TEST(ThreadShares, ExplicitPartitionKeepsFixedBlocks) {
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionFixedBlock);
 }
-
 
 TEST(ThreadShares, ExplicitPartitionNeedsOneSizePerKernel) {
   PartitionRequest Req = request({{"a", 256, true, false}, {"b", 256, true, false}});
@@ -62,14 +59,12 @@ TEST(ThreadShares, ExplicitPartitionNeedsOneSizePerKernel) {
   EXPECT_EQ(R.Problems[0].Id, diag::ID::PartitionArity);
 }
 
-
 TEST(ThreadShares, ResizableKernelsNeedAWarpEach) {
   PartitionRequest Req = request({{"a", 1024, false, false}, {"b", 256, true, false}});
   SharedThreads R = shareThreads(Req);
   ASSERT_EQ(R.Problems.size(), 1u);
   EXPECT_EQ(R.Problems[0].Id, diag::ID::NoThreadsLeft);
 }
-
 
 TEST(ThreadShares, AtMostFifteenKernelsWithBarriers) {
   std::vector<PartitionMember> Members(16, PartitionMember{"k", 32, false, true});

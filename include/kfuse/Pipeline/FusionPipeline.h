@@ -30,24 +30,14 @@ class Reporter;
 
 /// How one fused kernel is laid out; by default as the config says.
 struct FusionLayout {
-  std::optional<std::vector<unsigned>> Threads; ///< Per kernel, instead of the config's.
-  /// Where Threads was measured: the variant and the results file, which a
-  /// problem with them names instead of a line of the config.
+  /// The fused variant to emit: its threads, grid, waves and registers
+  /// (counts it leaves empty are the tuning harness's); none: the config's.
+  std::optional<FusedLayout> Variant;
+  std::string Name; ///< Names the kernel and launcher; empty: the fusion's.
+  /// Where Variant was measured: the variant and the results file, which a
+  /// problem with its threads names instead of a line of the config.
   std::string MeasuredVariant, MeasuredIn;
-  bool Vertical = false;        ///< Every kernel from thread 0, one after the other.
-  std::string Name;             ///< Names the kernel and launcher; empty: the fusion's.
-  RegisterCount MinBlocksPerSm; ///< Second __launch_bounds__ argument.
-  std::optional<GridMode> Grid; ///< Instead of the config's.
-  unsigned Waves = 1;           ///< For persistent grids: resident blocks times this.
-  /// Per-warpgroup registers (sm_90a): the entry count and each kernel's;
-  /// empty for one allocation for all.
-  RegisterCount EntryRegisters;
-  std::vector<RegisterCount> SectionRegisters;
 };
-
-/// The pipeline's layout of a fused variant: its threads, grid and waves,
-/// and the register counts it holds.
-FusionLayout layoutOf(const FusedLayout &L);
 
 /// What pipelines find of a parsed file whatever the fusion, kept for the
 /// pipelines of one run to share: suggest checks each of a thousand

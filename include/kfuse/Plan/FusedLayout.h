@@ -17,6 +17,11 @@
 #include <string>
 #include <vector>
 
+namespace llvm::json {
+class Value;
+class Path;
+} // namespace llvm::json
+
 namespace kfuse {
 
 /// How the fused kernel gets its registers.
@@ -56,6 +61,14 @@ struct FusedLayout {
 
   bool operator==(const FusedLayout &Other) const;
 };
+
+/// Reads a layout from the fields of a candidate in results.json, where the
+/// harness writes them: "threads", "grid", "waves", "register_bound",
+/// "min_blocks_per_sm", "warpgroup_registers" and "entry_registers" (whether
+/// the kernels run one after the other is the candidate's kind, which its
+/// reader sets). A wrong field is reported at \p P's path. A new field of
+/// the layout is read here and nowhere else.
+bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Path P);
 
 } // namespace kfuse
 

@@ -7,6 +7,7 @@
 #define KFUSE_TRANSFORMS_FUSEDFILE_H
 
 #include "kfuse/Config/Config.h"
+#include "kfuse/Plan/FusedLayout.h"
 #include "kfuse/Plan/FusionLayout.h"
 #include "kfuse/Plan/PartitionPlan.h"
 
@@ -97,19 +98,6 @@ struct FusedSection {
   bool OnFusedGrid = false;
 };
 
-/// A count the fused kernel is compiled with (a bound of resident blocks,
-/// registers per thread): none, a number, or the one the tuning harness
-/// chooses as it builds the variant, from the registers the original kernels
-/// get (a macro it defines, which the printer spells).
-struct RegisterCount {
-  enum class Source { None, Number, Harness };
-  Source From = Source::None;
-  unsigned Value = 0; ///< For Number.
-  static RegisterCount number(unsigned V) { return {Source::Number, V}; }
-  static RegisterCount harness() { return {Source::Harness, 0}; }
-  explicit operator bool() const { return From != Source::None; }
-};
-
 struct FusedKernel {
   std::string Fusion;
   std::string KernelName;
@@ -119,21 +107,11 @@ struct FusedKernel {
   std::string FitsName;
   unsigned BlockThreads = 0;
   unsigned BarrierIds = 1; ///< Block barriers it uses, as the plan gave out ids.
-  bool Vertical = false;   ///< Every section from thread 0, one after the other.
-  /// The second argument of __launch_bounds__, which bounds the registers.
-  RegisterCount MinBlocksPerSm;
-  /// Hopper's per-warpgroup registers (setmaxnreg, sm_90a): the kernel
-  /// starts with EntryRegisters per thread, and each section's warpgroups
-  /// change to SectionRegisters[I] before it runs. Empty for one
-  /// allocation for all.
-  RegisterCount EntryRegisters;
-  std::vector<RegisterCount> SectionRegisters;
+  /// How it runs its sections: side by side or one after the other, the
+  /// grid and its waves, and how it gets its registers (counts left empty
+  /// are the tuning harness's to choose, as macros the printer spells).
+  FusedLayout Layout;
   std::vector<FusedSection> Sections;
-  GridMode Grid = GridMode::AsLaunched;
-  /// For persistent grids: resident blocks times this many. A second wave
-  /// lets a fused block start where one finished, instead of its threads
-  /// idling until the block's slowest range is done.
-  unsigned Waves = 1;
   std::vector<BlockLoop> Loops; ///< For persistent grids: every section in one.
   /// Values passed from one kernel to the next in registers: the comment
   /// and the declaration of each.

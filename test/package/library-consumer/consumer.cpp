@@ -69,7 +69,7 @@ std::optional<kfuse::FusedFile> fuseOne(const kfuse::ParseSettings &Settings,
   Pipeline.load(Fusions);
   if (!Pipeline.resolved(0))
     return std::nullopt;
-  std::optional<kfuse::FusedKernel> K = Pipeline.fuse(0, kfuse::layoutOf(Layout));
+  std::optional<kfuse::FusedKernel> K = Pipeline.fuse(0, kfuse::FusionLayout{Layout});
   if (!K)
     return std::nullopt;
   kfuse::FusedFile File;
