@@ -11,6 +11,7 @@
 
 #include "kfuse/Analysis/Legality.h"
 #include "kfuse/Analysis/MemoryAccess.h"
+#include "kfuse/Analysis/ParamTypes.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
 
@@ -133,6 +134,18 @@ void checkDynamicShared(const FusionMember &M, Reporter &Diags) {
   if (Helper)
     Diags.report(Var->getLocation(), SM, ID::NoteDynamicSharedHere)
         << Helper->getQualifiedNameAsString() << Var->getName();
+}
+
+void checkLauncherHeader(const FusionMember &M, Reporter &Diags) {
+  if (!M.LauncherInHeader)
+    return;
+  clang::SourceManager &SM = M.Unit->getSourceManager();
+  for (const clang::ParmVarDecl *P : M.Model.Params) {
+    ParamTypeHomes Homes = paramTypeHomes(*P, *M.Unit);
+    if (!Homes.LocalType.empty())
+      Diags.report(SM.getExpansionLoc(P->getLocation()), SM, ID::HeaderLocalType)
+          << P->getName() << M.Model.Name << Homes.LocalType << Homes.LocalTypeFile;
+  }
 }
 
 void checkSharedMemory(const FusionUnderCheck &F, Reporter &Diags) {

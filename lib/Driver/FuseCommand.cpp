@@ -204,12 +204,6 @@ private:
       for (const FusedSection &S : K.Sections)
         for (const FusedParam &P : S.Params) {
           const PortableParam &Q = P.Portable;
-          if (!Q.LocalType.empty())
-            Diags.report({{ID::HeaderLocalType,
-                           Q.Line,
-                           Q.Column,
-                           {Q.OriginalName, S.KernelName, Q.LocalType, Q.LocalTypeFile}}},
-                         Q.File);
           for (const std::string &H : Q.Headers) {
             std::string Directive = H.front() == '<' ? H : "\"" + relativePath(H, Dir) + "\"";
             if (!llvm::is_contained(Includes, Directive))

@@ -108,6 +108,7 @@ std::optional<FusionMember> FusionPipeline::member(const KernelSpec &K) {
   FusionMember M{&K, Unit, analyzeKernel(*Unit, *Kernel, Parser.rejected(*Unit)), Helpers};
   M.Variables = Variables;
   M.SameUnit = C.replaces(K.ResolvedFile);
+  M.LauncherInHeader = LaunchersInHeader;
   return M;
 }
 

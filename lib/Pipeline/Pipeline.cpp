@@ -133,6 +133,8 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   File.Config = Input.ConfigPath;
   File.LauncherHeader = Input.LauncherHeader;
   FusionPipeline Pipeline(*C, Parser, Diags);
+  if (!Input.LauncherHeader.empty())
+    Pipeline.declareLaunchersInHeader();
   Pipeline.load(Fusions);
   FusionLayouts Layouts(*C, Input.Tuning, Tuning, Input.RewriteLaunches.has_value(), Diags);
   std::vector<size_t> Fused; ///< The fusion of each fused kernel.

@@ -2,6 +2,8 @@
 
 #include "kfuse/Transforms/HorizontalFuser.h"
 
+#include "kfuse/Analysis/ParamTypes.h"
+
 #include "kfuse/Analysis/Mutations.h"
 #include "kfuse/Transforms/KernelRewrites.h"
 
@@ -173,36 +175,11 @@ std::string paramDeclaration(const clang::ParmVarDecl &P, const std::string &Nam
   return printedDeclaration(P, Name, Unit.getASTContext());
 }
 
-/// The declarations of the classes and enums \p T names, through
-/// pointers, references, arrays and template arguments.
-void namedTypeDecls(clang::QualType T, std::vector<const clang::TagDecl *> &Out) {
-  T = T.getCanonicalType();
-  while (true) {
-    if (const auto *P = T->getAs<clang::PointerType>())
-      T = P->getPointeeType();
-    else if (const auto *R = T->getAs<clang::ReferenceType>())
-      T = R->getPointeeType();
-    else if (const clang::ArrayType *A = T->getAsArrayTypeUnsafe())
-      T = A->getElementType();
-    else
-      break;
-  }
-  const clang::TagDecl *D = T->getAsTagDecl();
-  if (!D)
-    return;
-  Out.push_back(D);
-  if (const auto *S = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(D))
-    for (const clang::TemplateArgument &A : S->getTemplateArgs().asArray())
-      if (A.getKind() == clang::TemplateArgument::Type)
-        namedTypeDecls(A.getAsType(), Out);
-}
-
 /// The parameter as a header of its own declares it, and what that
 /// header must include.
 PortableParam portableParam(const clang::ParmVarDecl &P, const std::string &Name,
                             const FusionMember &M) {
   clang::ASTUnit &Unit = *M.Unit;
-  const clang::SourceManager &SM = Unit.getSourceManager();
   clang::PrintingPolicy Policy = Unit.getASTContext().getPrintingPolicy();
   Policy.FullyQualifiedName = true;
   Policy.SuppressScope = false;
@@ -210,35 +187,8 @@ PortableParam portableParam(const clang::ParmVarDecl &P, const std::string &Name
   PortableParam Out;
   llvm::raw_string_ostream OS(Out.Declaration);
   P.getType().getCanonicalType().print(OS, Policy, Name);
-  clang::PresumedLoc At = SM.getPresumedLoc(SM.getExpansionLoc(P.getLocation()));
-  Out.File = M.Spec->ResolvedFile;
-  Out.OriginalName = P.getName().str();
-  Out.Line = At.isValid() ? At.getLine() : 0;
-  Out.Column = At.isValid() ? At.getColumn() : 0;
-
-  std::vector<const clang::TagDecl *> Decls;
-  namedTypeDecls(P.getType(), Decls);
-  for (const clang::TagDecl *D : Decls) {
-    clang::SourceLocation Loc = SM.getExpansionLoc(D->getLocation());
-    clang::OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc));
-    if (SM.isInMainFile(Loc) || !File || !D->isExternallyVisible()) {
-      Out.LocalType = D->getQualifiedNameAsString();
-      Out.LocalTypeFile = File ? llvm::sys::path::filename(File->getName()).str() : "";
-      continue;
-    }
-    std::string Header;
-    if (SM.isInSystemHeader(Loc)) {
-      bool Angled = true;
-      Header = "<" +
-               Unit.getPreprocessor().getHeaderSearchInfo().suggestPathToFileForDiagnostics(
-                   *File, "", &Angled) +
-               ">";
-    } else {
-      Header = File->getFileEntry().tryGetRealPathName().str();
-    }
-    if (!Header.empty() && !llvm::is_contained(Out.Headers, Header))
-      Out.Headers.push_back(Header);
-  }
+  // A type no header declares is the launcher-header check's refusal.
+  Out.Headers = paramTypeHomes(P, Unit).Headers;
   return Out;
 }
 

@@ -33,6 +33,9 @@ struct FusionMember {
   /// The fused file is compiled in place of the kernel's file (`replace:`),
   /// so it reaches every variable of that file.
   bool SameUnit = false;
+  /// A header of its own declares the fused kernels' launchers (--header),
+  /// so it must name every parameter type.
+  bool LauncherInHeader = false;
 };
 
 /// Whether the threads of \p Model that return early must keep arriving at

@@ -81,6 +81,10 @@ public:
                                   PreambleUse Use = PreambleUse::Fused,
                                   const HeaderMirror *Mirror = nullptr);
 
+  /// A header of its own will declare the launchers (--header): the
+  /// kernels' parameter types must be ones it can name. Before load().
+  void declareLaunchersInHeader() { LaunchersInHeader = true; }
+
   /// In the fused file, include \p Copy where the whole \p File (absolute)
   /// would be: the rewritten copy of a file the config replaces.
   void includeWholeAs(const std::string &File, const std::string &Copy) { WholeAs[File] = Copy; }
@@ -103,6 +107,7 @@ private:
   std::map<const clang::ASTUnit *, std::shared_ptr<const FileRenames>> Renames;
   std::vector<std::pair<const KernelSpec *, clang::ASTUnit *>> Inputs;
   std::map<std::string, std::string> WholeAs;
+  bool LaunchersInHeader = false;
 
   /// Kernels of a fusion that share a range of threads: one kernel, or a
   /// vertical chain.

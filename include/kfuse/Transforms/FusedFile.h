@@ -26,12 +26,6 @@ struct PortableParam {
   /// Headers that declare the types it names: "<cuda_fp16.h>", or an
   /// absolute path for a project header.
   std::vector<std::string> Headers;
-  /// A type it names that no header declares (the kernel's .cu file does)
-  /// and where: a header cannot declare the launcher then.
-  std::string LocalType, LocalTypeFile;
-  /// The parameter's name and position in the kernel, for that message.
-  std::string OriginalName, File;
-  unsigned Line = 0, Column = 0;
 };
 
 struct FusedParam {
