@@ -293,22 +293,21 @@ private:
     };
     if (auto D = Metric("gpu__time_duration.sum"))
       L.DurationUs = time(D->first, D->second, Line);
-    if (auto M = Metric("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"))
-      L.MemoryPercent = number(M->first);
-    if (auto C = Metric("sm__throughput.avg.pct_of_peak_sustained_elapsed"))
-      L.ComputePercent = number(C->first);
-    if (auto R = Metric("launch__registers_per_thread"))
-      L.Registers = number(R->first);
     if (auto B = Metric("dram__bytes.sum"))
       L.DramBytes = bytes(B->first, B->second, Line);
-    if (auto I = Metric("smsp__inst_executed.sum"))
-      L.WarpInsts = number(I->first);
-    if (auto W = Metric("sm__warps_active.avg.per_cycle_active"))
-      L.ActiveWarps = number(W->first);
-    if (auto D = Metric("dram__throughput.avg.pct_of_peak_sustained_elapsed"))
-      L.DramPercent = number(D->first);
-    if (auto S = Metric("smsp__warp_issue_stalled_barrier_per_warp_active.pct"))
-      L.BarrierStalls = number(S->first);
+    // The metrics that are plain numbers, whatever their unit.
+    const std::pair<const char *, std::optional<double> Launch::*> Numbers[] = {
+        {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+         &Launch::MemoryPercent},
+        {"sm__throughput.avg.pct_of_peak_sustained_elapsed", &Launch::ComputePercent},
+        {"launch__registers_per_thread", &Launch::Registers},
+        {"smsp__inst_executed.sum", &Launch::WarpInsts},
+        {"sm__warps_active.avg.per_cycle_active", &Launch::ActiveWarps},
+        {"dram__throughput.avg.pct_of_peak_sustained_elapsed", &Launch::DramPercent},
+        {"smsp__warp_issue_stalled_barrier_per_warp_active.pct", &Launch::BarrierStalls}};
+    for (const auto &[Name, Field] : Numbers)
+      if (auto M = Metric(Name))
+        L.*Field = number(M->first);
   }
 
   /// A byte count in \p Unit ("byte", "Kbyte", "Mbyte", "Gbyte"), or nothing
