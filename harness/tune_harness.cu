@@ -121,11 +121,13 @@ struct Variant {
   bool vertical, bounded;
   unsigned threads[8]; // Per kernel.
   unsigned block_threads;
-  const char *grid;  // as-launched, persistent, dynamic or proportional.
-  unsigned waves;    // A persistent grid's blocks: resident blocks times this.
-  unsigned barriers; // Block barrier ids the fused kernel uses.
-  bool warpgroup;    // Each kernel's warpgroups take their own registers (sm_90a).
-  bool even;         // The split kfuse fuse emits untuned: profiled beside the fastest.
+  const char *grid;              // as-launched, persistent, dynamic or proportional.
+  unsigned waves;                // A persistent grid's blocks: resident blocks times this.
+  unsigned blocks_per_iteration; // Original blocks a fused block runs at a time.
+  const char *reductions;        // as-written or one-warp.
+  unsigned barriers;             // Block barrier ids the fused kernel uses.
+  bool warpgroup;                // Each kernel's warpgroups take their own registers (sm_90a).
+  bool even;                     // The split kfuse fuse emits untuned: profiled beside the fastest.
 };
 
 struct Fusion {
@@ -795,6 +797,8 @@ void writeCandidate(FILE *out, const Fusion &f, const Candidate &c) {
     l.min_blocks = c.built->min_blocks;
     l.grid = c.variant->grid;
     l.waves = c.variant->waves;
+    l.blocks_per_iteration = c.variant->blocks_per_iteration;
+    l.reductions = c.variant->reductions;
     l.barriers = c.variant->barriers;
     if (c.variant->warpgroup) {
       l.entry_registers = c.built->entry_registers;

@@ -73,7 +73,8 @@ inline std::string quoted(const std::string &value) {
 
 /// A fused variant's layout as results.json holds it (kfuse reads it back
 /// with readLayoutFields, kfuse/Plan/FusedLayout.h): each kernel's threads,
-/// the register bound it was compiled with, the grid, its waves and the
+/// the register bound it was compiled with, the grid, its waves, the
+/// original blocks it runs at a time, how it runs tree reductions and the
 /// per-warpgroup registers it was given (none: empty). Ends with ", ".
 struct LayoutFields {
   std::vector<unsigned> threads;
@@ -82,6 +83,8 @@ struct LayoutFields {
   unsigned min_blocks = 0;
   std::string grid;
   unsigned waves = 1;
+  unsigned blocks_per_iteration = 1;
+  std::string reductions = "as-written";
   unsigned barriers = 0;
   unsigned entry_registers = 0;
   std::vector<unsigned> warpgroup_registers;
@@ -95,6 +98,8 @@ inline void writeLayoutFields(FILE *out, const LayoutFields &l) {
                l.block_threads, l.bounded ? "true" : "false", l.min_blocks);
   std::fprintf(out, "\"grid\": %s, ", quoted(l.grid).c_str());
   std::fprintf(out, "\"waves\": %u, \"barriers\": %u, ", l.waves, l.barriers);
+  std::fprintf(out, "\"blocks_per_iteration\": %u, \"reductions\": %s, ", l.blocks_per_iteration,
+               quoted(l.reductions).c_str());
   if (!l.warpgroup_registers.empty()) {
     std::fprintf(out, "\"entry_registers\": %u, \"warpgroup_registers\": [", l.entry_registers);
     for (size_t k = 0; k < l.warpgroup_registers.size(); ++k)

@@ -936,12 +936,48 @@ KernelModel analyzeKernel(ASTUnit &Unit, const FunctionDecl &Kernel, const Rejec
   KernelVisitor Visitor(Model, Ctx, Rejected);
   Visitor.TraverseStmt(Kernel.getBody());
   Model.Conditionals = findConditionals(Unit, Kernel.getBody()->getSourceRange());
+  Model.TreeReductions = findTreeReductions(Kernel, Ctx);
   if (const auto *Bounds = Kernel.getAttr<CUDALaunchBoundsAttr>()) {
     Expr::EvalResult Result;
     if (Bounds->getMaxThreads() && Bounds->getMaxThreads()->EvaluateAsInt(Result, Ctx))
       Model.LaunchBoundsMaxThreads = Result.Val.getInt().getZExtValue();
   }
   return Model;
+}
+
+std::optional<std::pair<BuiltinVar, unsigned>> builtinComponent(const Expr *E) {
+  const auto *PO = dyn_cast<PseudoObjectExpr>(E);
+  const auto *Prop =
+      PO ? dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm()->IgnoreParens()) : nullptr;
+  const Expr *BaseExpr = Prop ? Prop->getBaseExpr()->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Opaque = dyn_cast_or_null<OpaqueValueExpr>(BaseExpr))
+    BaseExpr = Opaque->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Base = dyn_cast_or_null<DeclRefExpr>(BaseExpr);
+  std::optional<BuiltinVar> Var = Base ? builtinVar(Base->getDecl()) : std::nullopt;
+  if (!Var)
+    return std::nullopt;
+  StringRef Dim = Prop->getPropertyDecl()->getName();
+  if (Dim != "x" && Dim != "y" && Dim != "z")
+    return std::nullopt;
+  return std::make_pair(*Var, static_cast<unsigned>(Dim[0] - 'x'));
+}
+
+static bool reachesTreeReduction(const KernelModel &Model, FunctionModels &Helpers,
+                                 unsigned Depth) {
+  if (!Model.TreeReductions.empty())
+    return true;
+  // Recursion is refused before this is asked; the depth only bounds it.
+  if (Depth == 0)
+    return false;
+  for (const CallSite *C : Model.callsToInline())
+    if (const FunctionDecl *Def = C->Callee->getDefinition(); Def && Def->hasBody())
+      if (reachesTreeReduction(Helpers.of(*Def), Helpers, Depth - 1))
+        return true;
+  return false;
+}
+
+bool reachesTreeReduction(const KernelModel &Model, FunctionModels &Helpers) {
+  return reachesTreeReduction(Model, Helpers, 16);
 }
 
 const KernelModel &FunctionModels::of(const FunctionDecl &F) {

@@ -651,22 +651,14 @@ private:
   // ---- Values (integers) ----
 
   std::optional<IndexExpr> builtin(const Expr *E) {
-    const auto *PO = dyn_cast<PseudoObjectExpr>(E);
-    const auto *Prop =
-        PO ? dyn_cast<MSPropertyRefExpr>(PO->getSyntacticForm()->IgnoreParens()) : nullptr;
-    const Expr *BaseExpr = Prop ? Prop->getBaseExpr()->IgnoreParenImpCasts() : nullptr;
-    if (const auto *Opaque = dyn_cast_or_null<OpaqueValueExpr>(BaseExpr))
-      BaseExpr = Opaque->getSourceExpr()->IgnoreParenImpCasts();
-    const auto *Base = dyn_cast_or_null<DeclRefExpr>(BaseExpr);
-    std::optional<BuiltinVar> Var = Base ? builtinVar(Base->getDecl()) : std::nullopt;
-    if (!Var)
+    std::optional<std::pair<BuiltinVar, unsigned>> Read = builtinComponent(E);
+    if (!Read)
       return std::nullopt;
-    std::string Dim = Prop->getPropertyDecl()->getName().str();
-    if (Dim != "x" && Dim != "y" && Dim != "z")
-      return std::nullopt;
-    if (*Var == BuiltinVar::BlockDim && Block)
-      return IndexExpr::constant((*Block)[Dim[0] - 'x']);
-    return IndexExpr::symbol(Symbol::builtin(std::string(spelling(*Var)) + "." + Dim));
+    auto [Var, Dim] = *Read;
+    if (Var == BuiltinVar::BlockDim && Block)
+      return IndexExpr::constant((*Block)[Dim]);
+    return IndexExpr::symbol(
+        Symbol::builtin(std::string(spelling(Var)) + "." + std::string(1, "xyz"[Dim])));
   }
 
   IndexExpr opaque(const Expr *E) { return IndexExpr::symbol(Symbol::opaque(text(E), Unique++)); }

@@ -34,6 +34,23 @@ std::optional<GridMode> parseGridMode(const std::string &Name) {
   return std::nullopt;
 }
 
+const char *reductionStyleName(ReductionStyle S) {
+  switch (S) {
+  case ReductionStyle::AsWritten:
+    return "as-written";
+  case ReductionStyle::OneWarp:
+    return "one-warp";
+  }
+  return "";
+}
+
+std::optional<ReductionStyle> parseReductionStyle(const std::string &Name) {
+  for (ReductionStyle S : {ReductionStyle::AsWritten, ReductionStyle::OneWarp})
+    if (Name == reductionStyleName(S))
+      return S;
+  return std::nullopt;
+}
+
 bool Config::replaces(const std::string &ResolvedFile) const {
   return std::find(Replace.begin(), Replace.end(), ResolvedFile) != Replace.end();
 }
@@ -607,7 +624,7 @@ private:
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
     checkKeys(N, "a fusion entry",
               {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows", "same",
-               "distinct_buffers"});
+               "distinct_buffers", "reductions", "blocks_per_iteration"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -668,11 +685,43 @@ private:
       Ok &= M.has_value();
       F.Grid = M;
     }
+    if (YAML::Node Reductions = N["reductions"]) {
+      std::optional<ReductionStyle> S =
+          Reductions.IsScalar() ? parseReductionStyle(Reductions.Scalar()) : std::nullopt;
+      if (!S)
+        problem(ID::ConfigBadValue, positionOf(Reductions),
+                {"reductions", "'as-written' or 'one-warp'"});
+      Ok &= S.has_value();
+      F.Reductions = S.value_or(ReductionStyle::AsWritten);
+    }
+    if (YAML::Node PerIteration = N["blocks_per_iteration"])
+      Ok &= readBlocksPerIteration(PerIteration, F);
     if (YAML::Node Tune = N["tune"])
       Ok &= readTune(Tune, F.Tune);
     if (!Ok)
       return std::nullopt;
     return F;
+  }
+
+  /// A vertical fusion's fused block runs 1 to 8 original blocks at a time,
+  /// on the grid as launched or a persistent one.
+  bool readBlocksPerIteration(const YAML::Node &N, FusionSpec &F) {
+    std::optional<unsigned> B = positiveInteger(N, "blocks_per_iteration");
+    if (!B)
+      return false;
+    if (*B > 8) {
+      problem(ID::ConfigBadValue, positionOf(N), {"blocks_per_iteration", "1 to 8"});
+      return false;
+    }
+    if (*B > 1 && (F.Mode != FusionMode::Vertical || (F.Grid && *F.Grid != GridMode::AsLaunched &&
+                                                      *F.Grid != GridMode::Persistent))) {
+      problem(ID::ConfigBadValue, positionOf(N),
+              {"blocks_per_iteration",
+               "1 except in a vertical fusion on the grid as launched or a persistent one"});
+      return false;
+    }
+    F.BlocksPerIteration = *B;
+    return true;
   }
 
   /// "kernel.param" naming a parameter of a kernel of \p F.

@@ -338,7 +338,8 @@ private:
       TF.Tolerance = F.Tune.Tolerance;
       std::vector<TuneMember> Shape;
       for (const FusionMember &M : Members) {
-        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize});
+        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize,
+                         reachesTreeReduction(M.Model, *M.Helpers)});
         std::optional<TuneKernel> K = tuneKernel(Pipeline.config(), F, M);
         if (!K)
           continue;
@@ -475,7 +476,8 @@ private:
       Case.Choice = R ? &Verdicts[static_cast<size_t>(R - Results.Fusions.data())] : nullptr;
       std::vector<TuneMember> Shape;
       for (const FusionMember &M : Pipeline.members(I)) {
-        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize});
+        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize,
+                         reachesTreeReduction(M.Model, *M.Helpers)});
         Case.Kernels.push_back(M.Spec->Id);
         Case.Group += (Case.Group.empty() ? "" : " + ") + M.Spec->Kernel;
       }
@@ -496,7 +498,8 @@ private:
           continue;
         std::vector<TuneMember> Shape;
         for (const FusionMember &M : Pipeline.members(I))
-          Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize});
+          Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize,
+                           reachesTreeReduction(M.Model, *M.Helpers)});
         Why.push_back(explain(Results, *R, Row, Shape, Pipeline.fusion(I).Tune.Step));
       }
     return Why;

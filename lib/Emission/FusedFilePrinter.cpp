@@ -176,8 +176,8 @@ void printWarpgroupSection(llvm::raw_ostream &OS, const FusedKernel &K, size_t I
 }
 
 void printRegisters(llvm::raw_ostream &OS, const FusedKernel &K) {
-  for (const auto &[Comment, Declaration] : K.Registers)
-    OS << "// " << Comment << "\n" << Declaration << "\n";
+  for (const RegisterValue &R : K.Registers)
+    OS << "// " << R.Comment << "\n" << R.Type << " " << R.Name << "{};\n";
 }
 
 /// Waits for the loop's threads: between iterations and after the leader
@@ -230,6 +230,53 @@ void printProportionalLoop(llvm::raw_ostream &OS, const FusedKernel &K) {
      << "__syncthreads();\n}\n}\n";
 }
 
+/// A loop over the original blocks kfuse_first, kfuse_first + 1, ... of
+/// the iteration that runs \p Sections of \p L for each, as kfuse_block.
+void printPerBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
+                       size_t First, size_t Count) {
+  unsigned Blocks = K.Layout.BlocksPerIteration;
+  OS << "#pragma unroll\n"
+     << "for (unsigned kfuse_j = 0; kfuse_j < " << Blocks << "u; ++kfuse_j) {\n"
+     << "const unsigned kfuse_block = kfuse_first + kfuse_j;\n";
+  for (const RegisterValue &R : K.Registers)
+    OS << R.Type << " &" << R.Name << " = " << R.PerBlockName << "[kfuse_j];\n";
+  bool Synchronizes = false;
+  for (size_t I = First; I < First + Count; ++I) {
+    printSection(OS, K.Sections[I]);
+    Synchronizes |= K.Sections[I].Synchronizes;
+  }
+  if (Synchronizes) {
+    OS << "// The next block reuses this one's barriers and shared memory.\n"
+       << "if (kfuse_j + 1u < " << Blocks << "u)\n";
+    printLoopBarrier(OS, K, L);
+  }
+  OS << "}\n";
+}
+
+/// Several original blocks per fused block at a time, from kfuse_first on:
+/// the kernels before the first that synchronizes run for all of them
+/// first, so that each thread has their loads in flight together; the
+/// others follow block by block.
+void printBlocksAtATime(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
+  unsigned Blocks = K.Layout.BlocksPerIteration;
+  size_t Ahead = 0;
+  while (Ahead < L.Count && !K.Sections[L.First + Ahead].Synchronizes)
+    ++Ahead;
+  for (const RegisterValue &R : K.Registers)
+    OS << "// " << R.Comment << " One per block.\n"
+       << R.Type << " " << R.PerBlockName << "[" << Blocks << "]{};\n";
+  OS << "// Original blocks kfuse_first to kfuse_first + " << Blocks - 1 << ": ";
+  if (Ahead == 0 || Ahead == L.Count)
+    OS << "each in turn.\n";
+  else
+    OS << "the kernels before the first that synchronizes run for all of them first, so that "
+          "each thread has their loads in flight together, then the others block by block.\n";
+  if (Ahead == 0 || Ahead == L.Count)
+    return printPerBlockLoop(OS, K, L, L.First, L.Count);
+  printPerBlockLoop(OS, K, L, L.First, Ahead);
+  printPerBlockLoop(OS, K, L, L.First + Ahead, L.Count - Ahead);
+}
+
 /// The threads of a persistent kernel's range open, as a loop would; with
 /// registers per warpgroup they change their allocation once, before the
 /// loop (each loop is one kernel's then).
@@ -277,14 +324,22 @@ void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop
     printLoopBarrier(OS, K, L);
     OS << "const unsigned kfuse_block = " << Next << ";\n"
        << "if (kfuse_block >= " << Count << ") break;\n";
+  } else if (K.Layout.BlocksPerIteration > 1) {
+    unsigned Blocks = K.Layout.BlocksPerIteration;
+    OS << "for (unsigned kfuse_first = blockIdx.x * " << Blocks << "u; kfuse_first < " << Count
+       << "; kfuse_first += gridDim.x * " << Blocks << "u) {\n";
   } else {
     OS << "for (unsigned kfuse_block = blockIdx.x; kfuse_block < " << Count
        << "; kfuse_block += gridDim.x) {\n";
   }
-  if (L.Count > 1)
-    printRegisters(OS, K);
-  for (size_t I = L.First; I < L.First + L.Count; ++I)
-    printSection(OS, K.Sections[I]);
+  if (!Dynamic && K.Layout.BlocksPerIteration > 1) {
+    printBlocksAtATime(OS, K, L);
+  } else {
+    if (L.Count > 1)
+      printRegisters(OS, K);
+    for (size_t I = L.First; I < L.First + L.Count; ++I)
+      printSection(OS, K.Sections[I]);
+  }
   if (L.WaitBetween) {
     OS << "// The next iteration reuses this one's barriers and shared memory.\n";
     printLoopBarrier(OS, K, L);
@@ -316,7 +371,10 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   printKernelParams(OS, K, /*Launch=*/false);
   OS << ") {\n";
   OS << "const unsigned kfuse_tid = threadIdx.x;\n";
-  if (!Persistent)
+  bool AtATime = !Persistent && K.Layout.BlocksPerIteration > 1;
+  if (AtATime)
+    OS << "const unsigned kfuse_first = blockIdx.x * " << K.Layout.BlocksPerIteration << "u;\n";
+  else if (!Persistent)
     OS << "const unsigned kfuse_block = blockIdx.x;\n";
   bool Dynamic = false;
   unsigned Align = 16;
@@ -328,9 +386,11 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
   if (Dynamic)
     OS << "extern __shared__ __align__(" << Align << ") unsigned char kfuse_dynamic_shared[];\n";
   // A persistent kernel starts them afresh in every iteration.
-  if (!Persistent)
+  if (!Persistent && !AtATime)
     printRegisters(OS, K);
-  if (stacksRanges(K.Layout.Grid))
+  if (AtATime)
+    printBlocksAtATime(OS, K, BlockLoop{0, K.BlockThreads, 0, 0, K.Sections.size()});
+  else if (stacksRanges(K.Layout.Grid))
     printProportionalLoop(OS, K);
   else if (Persistent)
     for (size_t I = 0; I < K.Loops.size(); ++I)
@@ -532,6 +592,11 @@ void printLauncher(llvm::raw_ostream &OS, const FusedKernel &K, const std::strin
        << ", stream); err != cudaSuccess) {\ncudaFreeAsync(kfuse_tickets, stream);\nreturn "
           "err;\n}\n";
   }
+  if (K.Layout.Grid == GridMode::AsLaunched && K.Layout.BlocksPerIteration > 1)
+    OS << "// Each fused block runs " << K.Layout.BlocksPerIteration
+       << " original blocks of each kernel.\n"
+       << "kfuse_blocks = (kfuse_blocks + " << K.Layout.BlocksPerIteration - 1 << "u) / "
+       << K.Layout.BlocksPerIteration << "u;\n";
   OS << K.KernelName << "<<<dim3(static_cast<unsigned>(kfuse_blocks)), dim3(" << K.BlockThreads
      << "u), kfuse_shared_bytes, stream>>>(";
   printKernelParams(OS, K, /*Launch=*/true);

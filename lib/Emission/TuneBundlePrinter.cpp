@@ -73,6 +73,7 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
       for (size_t I = 0; I < L.Threads.size(); ++I)
         OS << (I ? ", " : "") << L.Threads[I];
       OS << "}, " << L.blockThreads() << ", " << literal(gridModeName(L.Grid)) << ", " << L.Waves
+         << ", " << L.BlocksPerIteration << ", " << literal(reductionStyleName(L.Reductions))
          << ", " << V.Barriers << ", "
          << (L.Registers == RegisterPolicy::PerWarpgroup ? "true" : "false") << ", "
          << (V.Even ? "true" : "false") << "},\n";

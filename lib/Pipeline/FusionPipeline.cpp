@@ -196,13 +196,22 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
                                                         : Variant->SectionRegisters.size();
   if (!runRangesChecks({Members, F, Grid, Vertical, Laid.Ranges, WarpgroupCounts, C.Path}, Diags))
     return std::nullopt;
-  std::optional<FusedKernel> K =
-      fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
-                       HasChains ? &Chains : nullptr);
+  ReductionStyle Reductions = Variant ? Variant->Reductions : F.Reductions;
+  bool OneAfterAnother = Vertical || F.Mode == FusionMode::Vertical;
+  // Several original blocks at a time: only where each fused block runs
+  // every kernel's block of one index, in an order of its own.
+  unsigned PerIteration = Variant ? Variant->BlocksPerIteration : F.BlocksPerIteration;
+  if (!OneAfterAnother || (Grid != GridMode::AsLaunched && Grid != GridMode::Persistent))
+    PerIteration = 1;
+  std::optional<FusedKernel> K = fuseHorizontally(
+      Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
+      HasChains ? &Chains : nullptr, BodyOptions{Reductions == ReductionStyle::OneWarp});
   if (K) {
     K->Layout = Variant.value_or(FusedLayout());
-    K->Layout.Vertical = Vertical || F.Mode == FusionMode::Vertical;
+    K->Layout.Vertical = OneAfterAnother;
     K->Layout.Grid = Grid;
+    K->Layout.Reductions = Reductions;
+    K->Layout.BlocksPerIteration = PerIteration;
     if (Grid == GridMode::AsLaunched)
       K->Layout.Waves = 1;
     K->Loops = Planned.Plan->Loops;

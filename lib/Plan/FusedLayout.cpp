@@ -62,7 +62,12 @@ std::string FusedLayout::name() const {
   Name += gridSuffix(Grid);
   if (Waves > 1)
     Name += std::to_string(Waves);
-  return Name + registerSuffix(Registers);
+  if (BlocksPerIteration > 1)
+    Name += "-k" + std::to_string(BlocksPerIteration);
+  Name += registerSuffix(Registers);
+  if (Reductions == ReductionStyle::OneWarp)
+    Name += "-ow";
+  return Name;
 }
 
 FusedLayout FusedLayout::source() const {
@@ -76,6 +81,7 @@ FusedLayout FusedLayout::source() const {
 
 bool FusedLayout::operator==(const FusedLayout &O) const {
   return Vertical == O.Vertical && Threads == O.Threads && Grid == O.Grid && Waves == O.Waves &&
+         BlocksPerIteration == O.BlocksPerIteration && Reductions == O.Reductions &&
          Registers == O.Registers && MinBlocksPerSm == O.MinBlocksPerSm &&
          EntryRegisters == O.EntryRegisters && SectionRegisters == O.SectionRegisters;
 }
@@ -94,6 +100,10 @@ bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Pa
       !mapCount(V, P, "min_blocks_per_sm", MinBlocksPerSm) ||
       (Object && Object->get("grid") && !Grid(*Object->get("grid"), L.Grid, P.field("grid"))) ||
       !mapCount(V, P, "waves", L.Waves) ||
+      !mapCount(V, P, "blocks_per_iteration", L.BlocksPerIteration) ||
+      (Object && Object->get("reductions") &&
+       !fromName(*Object->get("reductions"), L.Reductions, P.field("reductions"),
+                 parseReductionStyle, "expected reductions (as-written or one-warp)")) ||
       !O.mapOptional("warpgroup_registers", WarpgroupRegisters) ||
       !mapCount(V, P, "entry_registers", EntryRegisters))
     return false;
@@ -115,6 +125,10 @@ bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Pa
   }
   if (L.Waves == 0) {
     P.field("waves").report("expected at least one wave");
+    return false;
+  }
+  if (L.BlocksPerIteration == 0) {
+    P.field("blocks_per_iteration").report("expected at least one block");
     return false;
   }
   L.Registers = !L.SectionRegisters.empty() ? RegisterPolicy::PerWarpgroup

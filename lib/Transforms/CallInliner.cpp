@@ -165,6 +165,8 @@ public:
     Ok &= renameFileSymbols(Ctx.Renames, Model.Decl->getBody()->getSourceRange(),
                             Ctx.Unit.getSourceManager(), Edits);
     Ok &= rewriteBarriers(Model, Ctx, Edits);
+    // After the renames: it spells the array and the thread as they read.
+    Ok &= rewriteTreeReductions(Model, Ctx, Edits);
     Ok &= rewriteGroupQueries(Model, Ctx, Edits);
     Ok &= guardSkippedBranches(Model, Ctx, Edits);
     Ok &= rewriteDynamicShared(Model, Renames, Ctx, Edits);

@@ -240,9 +240,9 @@ class SectionBuilder {
 public:
   SectionBuilder(const FusionMember &M, size_t Index, const ThreadRange &Range,
                  NameAllocator &Names, Reporter &Diags, const VerticalPlan *Chains,
-                 BuiltNames &Built)
-      : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains), Built(Built) {
-  }
+                 BuiltNames &Built, BodyOptions Options)
+      : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains), Built(Built),
+        Options(Options) {}
 
   std::optional<FusedSection> build() {
     const KernelModel &Model = M.Model;
@@ -321,11 +321,17 @@ public:
                        Diags,
                        *M.Renames};
     Ctx.Replaced = Built.Registers[Index];
+    Ctx.Block = S.Block;
+    Ctx.OneWarpReductions = Options.OneWarpReductions;
     if (Chains && Chains->WaitBefore[Index]) {
       SectionContext Plain = Ctx;
       Plain.Style = BarrierStyle::Aligned;
       S.WaitBefore = partialBarrier(Plain, "__syncthreads") + ";";
     }
+    S.Synchronizes = Model.synchronizes() || !Model.AsmBarriers.empty() || !Model.Shared.empty() ||
+                     !S.WaitBefore.empty() ||
+                     std::any_of(Model.Calls.begin(), Model.Calls.end(),
+                                 [](const CallSite &C) { return C.Effect.UsesShared; });
     std::vector<const clang::FunctionDecl *> Inlining{Model.Decl};
     std::optional<std::string> Body = rewriteBody(Model, Prefix, Renames, Returns, Ctx, Inlining);
     if (!Body)
@@ -379,6 +385,7 @@ private:
   Reporter &Diags;
   const VerticalPlan *Chains;
   BuiltNames &Built;
+  BodyOptions Options;
 
   std::optional<MemberParam> aliasOf(const MemberParam &P) const {
     if (!Chains)
@@ -402,7 +409,7 @@ void declareRegisters(const VerticalPlan &Chains, FusedKernel &K, NameAllocator 
     std::string Name = Names.allocate(identifierFrom(R.Name) + "_value");
     K.Registers.push_back(
         {"'" + R.Name + "' passes to '" + R.ToName + "' in a register, never through memory.",
-         R.ElementType + " " + Name + "{};"});
+         R.ElementType, Name, Names.allocate(identifierFrom(R.Name) + "_per_block")});
     for (const auto &[Member, Accesses] : R.Accesses)
       for (const clang::Expr *E : Accesses)
         Built.Registers[Member][E] = Name;
@@ -414,7 +421,8 @@ void declareRegisters(const VerticalPlan &Chains, FusedKernel &K, NameAllocator 
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
                                             const std::vector<FusionMember> &Members,
                                             const PartitionPlan &Plan, NameAllocator &Names,
-                                            Reporter &Diags, const VerticalPlan *Chains) {
+                                            Reporter &Diags, const VerticalPlan *Chains,
+                                            BodyOptions Options) {
   FusedKernel K;
   K.Fusion = Fusion;
   K.KernelName = Fusion + "_fused";
@@ -434,7 +442,7 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   bool Ok = true;
   for (size_t I = 0; I < Members.size(); ++I) {
     std::optional<FusedSection> S =
-        SectionBuilder(Members[I], I, Plan.Ranges[I], Names, Diags, Chains, Built).build();
+        SectionBuilder(Members[I], I, Plan.Ranges[I], Names, Diags, Chains, Built, Options).build();
     Ok &= S.has_value();
     if (S)
       K.Sections.push_back(std::move(*S));

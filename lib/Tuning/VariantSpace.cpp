@@ -74,7 +74,8 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
 
 bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even) {
   return !L.Vertical && !Even.empty() && L.Threads == Even && L.Grid == GridMode::AsLaunched &&
-         L.Registers == RegisterPolicy::Compiler;
+         L.Registers == RegisterPolicy::Compiler && L.Reductions == ReductionStyle::AsWritten &&
+         L.BlocksPerIteration == 1;
 }
 
 /// setmaxnreg sets the registers of whole warpgroups of 128 threads.
@@ -110,12 +111,19 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
   std::vector<unsigned> Own;
   for (const TuneMember &M : Members)
     Own.push_back(M.Threads);
+  bool Reductions = std::any_of(Members.begin(), Members.end(),
+                                [](const TuneMember &M) { return M.TreeReduction; });
   for (const std::vector<unsigned> &P : Splits)
     for (GridMode G : Grids) {
       if (stacksRanges(G))
         continue;
       Out.push_back(layout(P, G));
       Out.push_back(layout(P, G, RegisterPolicy::Bounded));
+      // The same additions with one barrier instead of one per halving.
+      if (Reductions) {
+        Out.push_back(layout(P, G));
+        Out.back().Reductions = ReductionStyle::OneWarp;
+      }
       if (ownsWarpgroups(G) && wholeWarpgroups(P))
         Out.push_back(layout(P, G, RegisterPolicy::PerWarpgroup));
       // More waves let a block start where one finished, so a block's
@@ -125,6 +133,10 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
         for (unsigned Waves = 2; Waves <= MaxWaves; ++Waves) {
           Out.push_back(layout(P, G, RegisterPolicy::Compiler, Waves));
           Out.push_back(layout(P, G, RegisterPolicy::Bounded, Waves));
+          if (Reductions) {
+            Out.push_back(layout(P, G, RegisterPolicy::Compiler, Waves));
+            Out.back().Reductions = ReductionStyle::OneWarp;
+          }
         }
     }
   // Each resident block takes the sum of its warpgroups' counts from the
@@ -147,6 +159,10 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
       FusedLayout Vertical = layout(Own, G);
       Vertical.Vertical = true;
       Out.push_back(Vertical);
+      if (Reductions) {
+        Vertical.Reductions = ReductionStyle::OneWarp;
+        Out.push_back(Vertical);
+      }
     }
   return Out;
 }

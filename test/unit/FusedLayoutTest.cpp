@@ -45,6 +45,23 @@ TEST(FusedLayout, StackedLayoutsAreNamedByTheirKind) {
   EXPECT_EQ(sideBySide({256, 128}).blockThreads(), 384u);
 }
 
+TEST(FusedLayout, NamePrintsBlocksAtATimeAndOneWarpReductions) {
+  FusedLayout V = sideBySide({256, 256});
+  V.Vertical = true;
+  V.BlocksPerIteration = 4;
+  EXPECT_EQ(V.name(), "vertical-k4");
+  V.Reductions = kfuse::ReductionStyle::OneWarp;
+  EXPECT_EQ(V.name(), "vertical-k4-ow");
+  V.Grid = GridMode::Persistent;
+  V.Waves = 2;
+  EXPECT_EQ(V.name(), "vertical-p2-k4-ow");
+  FusedLayout H = sideBySide({384, 640});
+  H.Registers = RegisterPolicy::Bounded;
+  H.Reductions = kfuse::ReductionStyle::OneWarp;
+  EXPECT_EQ(H.name(), "h384-640-rb-ow");
+  EXPECT_FALSE(H == sideBySide({384, 640}));
+}
+
 TEST(FusedLayout, ABoundedVariantCompilesItsTwinsSource) {
   FusedLayout L = sideBySide({512, 512}, GridMode::Persistent);
   L.Waves = 2;

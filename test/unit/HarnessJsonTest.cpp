@@ -56,6 +56,8 @@ kfuse_json::LayoutFields harnessFields(const FusedLayout &L) {
   F.min_blocks = L.Registers == RegisterPolicy::Compiler ? 0 : 2;
   F.grid = gridModeName(L.Grid);
   F.waves = L.Waves;
+  F.blocks_per_iteration = L.BlocksPerIteration;
+  F.reductions = reductionStyleName(L.Reductions);
   if (L.Registers == RegisterPolicy::PerWarpgroup) {
     F.entry_registers = 64;
     for (size_t K = 0; K < L.Threads.size(); ++K)
@@ -68,8 +70,14 @@ kfuse_json::LayoutFields harnessFields(const FusedLayout &L) {
 /// by its fields (never by its name): as it was, with the counts the harness
 /// chose.
 TEST(HarnessJson, LayoutsRoundTripByTheirFields) {
-  std::vector<TuneMember> Members{{512, true}, {512, true}};
-  for (const FusedLayout &L : variantSpace(Members, 128)) {
+  std::vector<TuneMember> Members{{512, true}, {512, true, /*TreeReduction=*/true}};
+  std::vector<FusedLayout> Layouts = variantSpace(Members, 128);
+  // A vertical layout of several blocks at a time, which `kfuse fuse` emits
+  // from a config (the tuner measures horizontal fusions).
+  FusedLayout Blocks = Layouts.back();
+  Blocks.BlocksPerIteration = 4;
+  Layouts.push_back(Blocks);
+  for (const FusedLayout &L : Layouts) {
     char *Buffer = nullptr;
     size_t Size = 0;
     FILE *Out = open_memstream(&Buffer, &Size);

@@ -123,6 +123,24 @@ TEST(VariantSpace, PersistentGridTriesUpToFourWaves) {
   EXPECT_TRUE(V[4].Registers == kfuse::RegisterPolicy::Bounded);
 }
 
+// Where a kernel has a tree reduction, each split (with every number of
+// waves) and the vertical variant are also tried with the reductions in one
+// warp, without a bound; where none has, never.
+TEST(VariantSpace, OneWarpReductionsOnlyWhereAKernelHasATree) {
+  std::vector<TuneMember> M{{256, false}, {512, true, /*TreeReduction=*/true}};
+  std::vector<std::string> Names;
+  for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 256, {kfuse::GridMode::Persistent}))
+    Names.push_back(X.name());
+  EXPECT_EQ(Names, (std::vector<std::string>{
+                       "h256-512-p", "h256-512-p-rb", "h256-512-p-ow", "h256-512-p-wr",
+                       "h256-512-p2", "h256-512-p2-rb", "h256-512-p2-ow", "h256-512-p3",
+                       "h256-512-p3-rb", "h256-512-p3-ow", "h256-512-p4", "h256-512-p4-rb",
+                       "h256-512-p4-ow", "h256-256-p-wr", "vertical-p", "vertical-p-ow"}));
+  M[1].TreeReduction = false;
+  for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 256, {kfuse::GridMode::Persistent}))
+    EXPECT_EQ(X.Reductions, kfuse::ReductionStyle::AsWritten) << X.name();
+}
+
 TEST(VariantSpace, FinerStepsGiveMoreSplits) {
   std::vector<TuneMember> M{{512, true}, {512, true}};
   EXPECT_EQ(kfuse::partitions(M, 32).size(), 31u);

@@ -80,11 +80,21 @@ const clang::FunctionDecl *findDeclaredOnlyKernel(clang::ASTUnit &Unit, llvm::St
 /// as objects of the __cuda_builtin_*_t types.
 std::optional<BuiltinVar> builtinVar(const clang::ValueDecl *D);
 
+/// The built-in variable and component (0 for x, 1 for y, 2 for z) that
+/// \p E reads, as in `threadIdx.x`; nothing for any other expression.
+std::optional<std::pair<BuiltinVar, unsigned>> builtinComponent(const clang::Expr *E);
+
 /// Builds the model of a kernel, or of a device function to inline, which
 /// must have a body. \p Rejected holds the bodies of \p Unit that Clang
 /// rejects.
 KernelModel analyzeKernel(clang::ASTUnit &Unit, const clang::FunctionDecl &Kernel,
                           const RejectedCode &Rejected);
+
+class FunctionModels;
+
+/// Whether \p Model's body, or a function inlined into it, has a tree
+/// reduction the first warp can run alone.
+bool reachesTreeReduction(const KernelModel &Model, FunctionModels &Helpers);
 
 /// Models of the device functions that get inlined into a file's kernels,
 /// each built once and read by the legality checks and the inliner.

@@ -11,6 +11,7 @@
 
 #include "kfuse/Analysis/CooperativeGroups.h"
 #include "kfuse/Analysis/PreprocessorBranches.h"
+#include "kfuse/Analysis/TreeReductions.h"
 #include "kfuse/Frontend/RejectedCode.h"
 
 #include "clang/AST/Decl.h"
@@ -212,6 +213,9 @@ struct KernelModel {
   /// Preprocessor chains of the body with a branch that was not compiled:
   /// the fused body keeps their directives and an #error in such branches.
   BodyConditionals Conditionals;
+  /// Block tree reductions of its own body that the first warp can run
+  /// alone, with the same additions (kfuse rewrites them on request).
+  std::vector<TreeReduction> TreeReductions;
   std::optional<unsigned> LaunchBoundsMaxThreads;
   /// Why Clang rejects the body itself; null when it does not.
   const Rejection *Rejected = nullptr;

@@ -135,6 +135,16 @@ constexpr bool stacksRanges(GridMode M) { return M == GridMode::Proportional; }
 /// The fused kernel takes original blocks from counters in global memory.
 constexpr bool takesTickets(GridMode M) { return M == GridMode::Dynamic; }
 
+/// How the fused kernel runs the block tree reductions kfuse recognizes
+/// (kfuse/Analysis/TreeReductions.h).
+enum class ReductionStyle {
+  AsWritten, ///< A barrier per halving, as the kernel has it.
+  OneWarp,   ///< The first warp makes the same additions; one barrier.
+};
+/// The spelling in configs and reports: "as-written", "one-warp".
+const char *reductionStyleName(ReductionStyle S);
+std::optional<ReductionStyle> parseReductionStyle(const std::string &Name);
+
 /// A parameter of one kernel of a fusion: "kernel.param" in the config.
 struct ParamRef {
   std::string Kernel;
@@ -175,6 +185,9 @@ struct FusionSpec {
   /// The grid the config asks for; without one, kfuse chooses (see
   /// chooseGrid in kfuse/Plan/GridChoice.h).
   std::optional<GridMode> Grid;
+  ReductionStyle Reductions = ReductionStyle::AsWritten;
+  /// For vertical fusions: original blocks each fused block runs at a time.
+  unsigned BlocksPerIteration = 1;
   /// For vertical fusions: buffers passed from one kernel to the next.
   std::vector<FlowSpec> Flows;
   /// For vertical fusions: scalar parameters that always carry the same

@@ -39,6 +39,11 @@ struct FusedLayout {
   std::vector<unsigned> Threads; ///< Per kernel.
   GridMode Grid = GridMode::AsLaunched;
   unsigned Waves = 1; ///< A persistent grid's blocks: this many times as many as are resident.
+  /// Original blocks a fused block runs at a time (vertical): the kernels
+  /// before the first that synchronizes run for all of them first, so each
+  /// thread has their loads in flight together.
+  unsigned BlocksPerIteration = 1;
+  ReductionStyle Reductions = ReductionStyle::AsWritten;
   RegisterPolicy Registers = RegisterPolicy::Compiler;
   /// The counts the policy needs: the blocks per multiprocessor of a bound,
   /// the count every thread starts with and each kernel's for warpgroups.
@@ -53,7 +58,8 @@ struct FusedLayout {
   /// Threads of the fused block.
   unsigned blockThreads() const;
   /// The printed view: "h384-640", "h384-640-p2-rb", "h256-512-wr",
-  /// "proportional-rb", "vertical-d".
+  /// "proportional-rb", "vertical-d", "vertical-k4-ow" (4 blocks at a time,
+  /// reductions in one warp).
   std::string name() const;
   /// The variant whose source this one's is: a bounded variant compiles its
   /// unbounded twin's source with the bound.
@@ -63,8 +69,9 @@ struct FusedLayout {
 };
 
 /// Reads a layout from the fields of a candidate in results.json, where the
-/// harness writes them: "threads", "grid", "waves", "register_bound",
-/// "min_blocks_per_sm", "warpgroup_registers" and "entry_registers" (whether
+/// harness writes them: "threads", "grid", "waves", "blocks_per_iteration",
+/// "reductions", "register_bound", "min_blocks_per_sm", "warpgroup_registers"
+/// and "entry_registers" (whether
 /// the kernels run one after the other is the candidate's kind, which its
 /// reader sets). A wrong field is reported at \p P's path. A new field of
 /// the layout is read here and nowhere else.

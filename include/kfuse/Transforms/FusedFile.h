@@ -51,6 +51,16 @@ enum class BarrierStyle {
   ExitAware, ///< Threads that returned keep arriving until all are done.
 };
 
+/// A value one kernel passes to the next in a register.
+struct RegisterValue {
+  std::string Comment;
+  std::string Type; ///< As declared: "float".
+  std::string Name; ///< What the sections read and write.
+  /// The array of one value per original block, where a fused block runs
+  /// several at once (FusedLayout::BlocksPerIteration).
+  std::string PerBlockName;
+};
+
 /// One original kernel's part of a horizontally fused kernel.
 struct FusedSection {
   std::string KernelId;   ///< The config entry.
@@ -90,6 +100,9 @@ struct FusedSection {
   /// Works with any 1-D grid, so on a persistent grid it runs once with the
   /// fused grid as its own instead of looping over its launch's blocks.
   bool OnFusedGrid = false;
+  /// Waits at a block barrier or uses shared memory (itself or in what it
+  /// calls): the next original block it runs must wait for this one.
+  bool Synchronizes = false;
 };
 
 struct FusedKernel {
@@ -107,9 +120,8 @@ struct FusedKernel {
   FusedLayout Layout;
   std::vector<FusedSection> Sections;
   std::vector<BlockLoop> Loops; ///< For persistent grids: every section in one.
-  /// Values passed from one kernel to the next in registers: the comment
-  /// and the declaration of each.
-  std::vector<std::pair<std::string, std::string>> Registers;
+  /// Values passed from one kernel to the next in registers.
+  std::vector<RegisterValue> Registers;
 };
 
 /// Declarations of an input file that the fused kernels may need.

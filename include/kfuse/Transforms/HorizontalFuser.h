@@ -46,13 +46,20 @@ private:
 /// \p Text with every character that cannot stand in an identifier made '_'.
 std::string identifierFrom(llvm::StringRef Text);
 
+/// How the bodies are rewritten, beside the plan's ranges.
+struct BodyOptions {
+  /// Tree reductions run in the first warp with one barrier.
+  bool OneWarpReductions = false;
+};
+
 /// Builds the fused kernel of \p Members laid out by \p Plan, or reports why
 /// a body cannot be rewritten and returns nothing. \p Chains, when given,
 /// binds the members' parameters and temporaries across vertical chains.
 std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
                                             const std::vector<FusionMember> &Members,
                                             const PartitionPlan &Plan, NameAllocator &Names,
-                                            Reporter &Diags, const VerticalPlan *Chains = nullptr);
+                                            Reporter &Diags, const VerticalPlan *Chains = nullptr,
+                                            BodyOptions Options = {});
 
 } // namespace kfuse
 

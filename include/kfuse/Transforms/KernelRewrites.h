@@ -18,6 +18,7 @@
 #include "kfuse/Transforms/EditSet.h"
 #include "kfuse/Transforms/FusedFile.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -48,6 +49,10 @@ struct SectionContext {
   Reporter &Diags;
   /// Symbols of the kernel's file that get new names beside the other inputs.
   const FileRenames &Renames;
+  /// The block shape the section runs as.
+  std::array<unsigned, 3> Block{1, 1, 1};
+  /// Tree reductions run in the first warp (the layout asks for it).
+  bool OneWarpReductions = false;
 
   // Found while rewriting, for the section's declarations.
   std::set<BuiltinVar> Builtins{};
@@ -90,6 +95,11 @@ bool renameFileSymbols(const FileRenames &Renames, clang::SourceRange Body,
 /// body. A local whose name a macro body spells keeps it.
 RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool Params,
                      const EditSet &Edits, NameAllocator &Names);
+
+/// Runs each tree reduction of the body (KernelModel::TreeReductions) in
+/// the first warp with one barrier, where the section asks for it and its
+/// block is the one the reduction spans; the others stay as written.
+bool rewriteTreeReductions(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);
 
 /// Turns each block barrier into a barrier over the kernel's range.
 bool rewriteBarriers(const KernelModel &Model, SectionContext &Ctx, EditSet &Edits);

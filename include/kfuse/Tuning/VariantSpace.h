@@ -23,6 +23,9 @@ namespace kfuse {
 struct TuneMember {
   unsigned Threads; ///< Its block as launched today.
   bool Resizable;   ///< Works with any 1-D block size.
+  /// Has a block tree reduction the first warp can run alone
+  /// (kfuse/Analysis/TreeReductions.h).
+  bool TreeReduction = false;
 };
 
 /// The threads of the fused block: the sum of today's blocks, at most 1024
@@ -58,7 +61,10 @@ bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
 /// on sm_90 only), and so for the splits of smaller blocks too (multiples of
 /// 256 threads), where one more block's registers may fit. Then the
 /// proportional variant (each kernel on its own block) with and without the
-/// bound, and the vertical variant in each of the other \p Grids.
+/// bound, and the vertical variant in each of the other \p Grids. Where a
+/// kernel has a tree reduction, each split (with every number of waves)
+/// and vertical variant without a bound also with its reductions in one
+/// warp ("-ow").
 std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                       const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 
