@@ -158,10 +158,19 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
     if (!stacksRanges(G)) {
       FusedLayout Vertical = layout(Own, G);
       Vertical.Vertical = true;
-      Out.push_back(Vertical);
-      if (Reductions) {
-        Vertical.Reductions = ReductionStyle::OneWarp;
+      // As launched, also with several blocks at a time: the loads of the
+      // kernels before the first barrier of 4 blocks in flight together.
+      std::vector<unsigned> PerIteration{1};
+      if (G == GridMode::AsLaunched)
+        PerIteration.push_back(VerticalBlocksPerIteration);
+      for (unsigned Blocks : PerIteration) {
+        Vertical.BlocksPerIteration = Blocks;
+        Vertical.Reductions = ReductionStyle::AsWritten;
         Out.push_back(Vertical);
+        if (Reductions) {
+          Vertical.Reductions = ReductionStyle::OneWarp;
+          Out.push_back(Vertical);
+        }
       }
     }
   return Out;

@@ -20,9 +20,10 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   // 7 splits without and with the bound, and the vertical reference: the
   // 14 + 1 variants the paper's search profiles; every split is whole
   // warpgroups, so each also has registers per warpgroup, and so do the
-  // 1 + 3 + 5 splits of blocks of 256, 512 and 768 threads.
+  // 1 + 3 + 5 splits of blocks of 256, 512 and 768 threads; the vertical
+  // variant also with 4 blocks at a time.
   std::vector<kfuse::FusedLayout> V = kfuse::variantSpace(M, 128);
-  ASSERT_EQ(V.size(), 31u);
+  ASSERT_EQ(V.size(), 32u);
   EXPECT_EQ(V[0].name(), "h128-896");
   EXPECT_FALSE(V[0].Registers == kfuse::RegisterPolicy::Bounded);
   EXPECT_EQ(V[1].name(), "h128-896-rb");
@@ -32,6 +33,8 @@ TEST(VariantSpace, TwoResizableKernelsSplit1024InSteps) {
   EXPECT_FALSE(V[2].Registers == kfuse::RegisterPolicy::Bounded);
   EXPECT_TRUE(V.back().Vertical);
   EXPECT_EQ(V.back().Threads, (Split{512, 512}));
+  EXPECT_EQ(V.back().name(), "vertical-k4");
+  EXPECT_EQ(V.back().BlocksPerIteration, 4u);
 }
 
 // Registers per warpgroup need every kernel's part in whole warpgroups, side
@@ -103,7 +106,8 @@ TEST(VariantSpace, ProportionalGridKeepsEachKernelsBlock) {
                             return X.Grid == kfuse::GridMode::Proportional;
                           }),
             2);
-  EXPECT_EQ(V.back().name(), "vertical");
+  EXPECT_EQ(V[V.size() - 2].name(), "vertical");
+  EXPECT_EQ(V.back().name(), "vertical-k4");
 }
 
 // A persistent grid is tried with one to four waves of blocks, each
@@ -183,12 +187,13 @@ TEST(VariantSpace, EvenSplitIsMeasuredWhereTheStepMissesIt) {
   // Splits of 1024 in steps of 256: 3 of them, plus the even split, each
   // twice, the 3 of whole warpgroups also with registers per warpgroup,
   // then registers per warpgroup on the 3 splits of 512 threads and the 10
-  // of 768 in steps of 128, and the vertical variant.
-  ASSERT_EQ(V.size(), 25u);
+  // of 768 in steps of 128, and the vertical variant, one block and 4
+  // blocks at a time.
+  ASSERT_EQ(V.size(), 26u);
   EXPECT_EQ(V[6].name(), "h352-352-320");
   EXPECT_EQ(V[7].name(), "h352-352-320-rb");
   // Where the step hits it, it is not measured twice.
-  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 31u);
+  EXPECT_EQ(kfuse::variantSpace({{512, true}, {512, true}}, 128).size(), 32u);
 }
 
 } // namespace

@@ -48,6 +48,11 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members);
 /// The most waves of resident blocks a persistent grid is tried with.
 constexpr unsigned MaxWaves = 4;
 
+/// Original blocks the vertical variant as launched also tries per fused
+/// block (configs/vertical.yaml's chain and map_reduce measured fastest
+/// with 4, docs/benchmarks.md).
+constexpr unsigned VerticalBlocksPerIteration = 4;
+
 /// Whether \p L is what `kfuse fuse` emits untuned: \p Even side by side on
 /// the grid as launched, registers as the compiler chooses.
 bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
@@ -61,7 +66,8 @@ bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
 /// on sm_90 only), and so for the splits of smaller blocks too (multiples of
 /// 256 threads), where one more block's registers may fit. Then the
 /// proportional variant (each kernel on its own block) with and without the
-/// bound, and the vertical variant in each of the other \p Grids. Where a
+/// bound, and the vertical variant in each of the other \p Grids (as
+/// launched also with VerticalBlocksPerIteration blocks at a time). Where a
 /// kernel has a tree reduction, each split (with every number of waves)
 /// and vertical variant without a bound also with its reductions in one
 /// warp ("-ow").
