@@ -17,20 +17,27 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+
 namespace kfuse {
 namespace {
 
-/// The replacement of the loop's text up to its last barrier: it opens a
-/// block that the loop body's closing brace ends.
 struct TreeNames {
-  std::string Columns, Lane, Column, Half, Stride;
+  std::string Columns, Lane, Stride;
 };
 
+/// The replacement of the loop's text up to its last barrier: it opens a
+/// block that the loop body's closing brace ends. The halvings of 32 and
+/// more are written out, each column by a constant index, so that the
+/// columns stay in registers.
 std::string oneWarpTree(const TreeReduction &R, unsigned Threads, const std::string &Array,
                         const std::string &Thread, const TreeNames &N) {
   unsigned Columns = Threads / 32;
-  const std::string &Lanes = N.Columns, &Lane = N.Lane, &C = N.Column, &H = N.Half, &S = N.Stride;
-  std::string T = spelling(R.Element);
+  const std::string &Cols = N.Columns, &Lane = N.Lane, &S = N.Stride;
+  auto Col = [&](unsigned C) { return Cols + "[" + std::to_string(C) + "]"; };
+  auto Element = [&](unsigned C) {
+    return Array + "[" + Lane + (C ? " + " + std::to_string(32 * C) + "u" : "") + "]";
+  };
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << "{\n// kfuse: this tree reduction of '" << R.Array->getName() << "' over " << Threads
@@ -38,32 +45,26 @@ std::string oneWarpTree(const TreeReduction &R, unsigned Threads, const std::str
         "ends as the loop left it, with one barrier.\n"
      << "if (" << Thread << " < 32u) {\n"
      << "const unsigned " << Lane << " = " << Thread << ";\n"
-     << T << " " << Lanes << "[" << Columns << "];\n"
-     << "#pragma unroll\n"
-     << "for (unsigned " << C << " = 0; " << C << " < " << Columns << "u; ++" << C << ")\n"
-     << Lanes << "[" << C << "] = " << Array << "[" << Lane << " + 32u * " << C << "];\n"
-     << "#pragma unroll\n"
-     << "// Halvings of 32 and more: column c adds column c + h, and the columns\n"
-     << "// in [h / 2, h) hold their elements' last values.\n"
-     << "for (unsigned " << H << " = " << Columns / 2 << "u; " << H << " >= 1u; " << H
-     << " /= 2u) {\n"
-     << "#pragma unroll\n"
-     << "for (unsigned " << C << " = 0; " << C << " < " << H << "; ++" << C << ")\n"
-     << Lanes << "[" << C << "] = " << Lanes << "[" << C << "] + " << Lanes << "[" << C << " + "
-     << H << "];\n"
-     << "#pragma unroll\n"
-     << "for (unsigned " << C << " = " << H << " / 2u; " << C << " < " << H << "; ++" << C << ")\n"
-     << "if (" << C << " > 0u) " << Array << "[" << Lane << " + 32u * " << C << "] = " << Lanes
-     << "[" << C << "];\n"
-     << "}\n"
+     << "// Column c holds elements lane + 32 c.\n"
+     << spelling(R.Element) << " " << Cols << "[" << Columns << "];\n";
+  for (unsigned C = 0; C < Columns; ++C)
+    OS << Col(C) << " = " << Element(C) << ";\n";
+  for (unsigned H = Columns / 2; H >= 1; H /= 2) {
+    OS << "// Halving " << 32 * H << ": column c adds column c + " << H << ".\n";
+    for (unsigned C = 0; C < H; ++C)
+      OS << Col(C) << " = " << Col(C) << " + " << Col(C + H) << ";\n";
+    // Elements the loop leaves with this halving's values.
+    for (unsigned C = std::max(H / 2, 1u); C < H; ++C)
+      OS << Element(C) << " = " << Col(C) << ";\n";
+  }
+  OS << "if (" << Lane << " >= 16u) " << Element(0) << " = " << Col(0) << ";\n"
      << "// Halvings below 32: lane l adds lane l + s, and lanes [s / 2, s) are done.\n"
-     << "if (" << Lane << " >= 16u) " << Array << "[" << Lane << "] = " << Lanes << "[0];\n"
      << "#pragma unroll\n"
      << "for (unsigned " << S << " = 16u; " << S << " >= 1u; " << S << " /= 2u) {\n"
-     << Lanes << "[0] = " << Lanes << "[0] + __shfl_down_sync(0xffffffffu, " << Lanes << "[0], "
-     << S << ");\n"
-     << "if (" << Lane << " < " << S << " && " << Lane << " >= " << S << " / 2u) " << Array << "["
-     << Lane << "] = " << Lanes << "[0];\n"
+     << Col(0) << " = " << Col(0) << " + __shfl_down_sync(0xffffffffu, " << Col(0) << ", " << S
+     << ");\n"
+     << "if (" << Lane << " < " << S << " && " << Lane << " >= " << S << " / 2u) " << Element(0)
+     << " = " << Col(0) << ";\n"
      << "}\n"
      << "}\n";
   return Out;
@@ -86,7 +87,6 @@ bool rewriteTreeReductions(const KernelModel &Model, SectionContext &Ctx, EditSe
         SM.getFileID(Begin) != SM.getFileID(End))
       continue;
     TreeNames Names{Ctx.Names.allocate("kfuse_columns"), Ctx.Names.allocate("kfuse_lane"),
-                    Ctx.Names.allocate("kfuse_c"), Ctx.Names.allocate("kfuse_h"),
                     Ctx.Names.allocate("kfuse_s")};
     std::string Text = oneWarpTree(R, *Threads, Edits.rewrittenText(R.ArrayRef->getSourceRange()),
                                    Edits.rewrittenText(R.Thread->getSourceRange()), Names);
