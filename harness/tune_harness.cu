@@ -124,6 +124,7 @@ struct Variant {
   const char *grid;              // as-launched, persistent, dynamic or proportional.
   unsigned waves;                // A persistent grid's blocks: resident blocks times this.
   unsigned blocks_per_iteration; // Original blocks a fused block runs at a time.
+  unsigned coarsen[8];           // Per kernel: blocks its range runs per iteration; {} for 1.
   const char *reductions;        // as-written or one-warp.
   unsigned barriers;             // Block barrier ids the fused kernel uses.
   bool warpgroup;                // Each kernel's warpgroups take their own registers (sm_90a).
@@ -798,6 +799,8 @@ void writeCandidate(FILE *out, const Fusion &f, const Candidate &c) {
     l.grid = c.variant->grid;
     l.waves = c.variant->waves;
     l.blocks_per_iteration = c.variant->blocks_per_iteration;
+    if (c.variant->coarsen[0])
+      l.coarsen.assign(c.variant->coarsen, c.variant->coarsen + f.nkernels);
     l.reductions = c.variant->reductions;
     l.barriers = c.variant->barriers;
     if (c.variant->warpgroup) {

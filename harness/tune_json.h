@@ -74,7 +74,8 @@ inline std::string quoted(const std::string &value) {
 /// A fused variant's layout as results.json holds it (kfuse reads it back
 /// with readLayoutFields, kfuse/Plan/FusedLayout.h): each kernel's threads,
 /// the register bound it was compiled with, the grid, its waves, the
-/// original blocks it runs at a time, how it runs tree reductions and the
+/// original blocks it runs at a time (its elementwise kernels' ranges per
+/// iteration: coarsen), how it runs tree reductions and the
 /// per-warpgroup registers it was given (none: empty). Ends with ", ".
 struct LayoutFields {
   std::vector<unsigned> threads;
@@ -84,6 +85,7 @@ struct LayoutFields {
   std::string grid;
   unsigned waves = 1;
   unsigned blocks_per_iteration = 1;
+  std::vector<unsigned> coarsen; // Empty: one block each.
   std::string reductions = "as-written";
   unsigned barriers = 0;
   unsigned entry_registers = 0;
@@ -100,6 +102,12 @@ inline void writeLayoutFields(FILE *out, const LayoutFields &l) {
   std::fprintf(out, "\"waves\": %u, \"barriers\": %u, ", l.waves, l.barriers);
   std::fprintf(out, "\"blocks_per_iteration\": %u, \"reductions\": %s, ", l.blocks_per_iteration,
                quoted(l.reductions).c_str());
+  if (!l.coarsen.empty()) {
+    std::fprintf(out, "\"coarsen\": [");
+    for (size_t k = 0; k < l.coarsen.size(); ++k)
+      std::fprintf(out, "%s%u", k ? ", " : "", l.coarsen[k]);
+    std::fprintf(out, "], ");
+  }
   if (!l.warpgroup_registers.empty()) {
     std::fprintf(out, "\"entry_registers\": %u, \"warpgroup_registers\": [", l.entry_registers);
     for (size_t k = 0; k < l.warpgroup_registers.size(); ++k)

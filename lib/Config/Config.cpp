@@ -624,7 +624,7 @@ private:
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
     checkKeys(N, "a fusion entry",
               {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows", "same",
-               "distinct_buffers", "reductions", "blocks_per_iteration"});
+               "distinct_buffers", "reductions", "blocks_per_iteration", "coarsen"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -696,6 +696,8 @@ private:
     }
     if (YAML::Node PerIteration = N["blocks_per_iteration"])
       Ok &= readBlocksPerIteration(PerIteration, F);
+    if (YAML::Node Coarsen = N["coarsen"])
+      Ok &= readCoarsen(Coarsen, F);
     if (YAML::Node Tune = N["tune"])
       Ok &= readTune(Tune, F.Tune);
     if (!Ok)
@@ -721,6 +723,44 @@ private:
       return false;
     }
     F.BlocksPerIteration = *B;
+    return true;
+  }
+
+  /// A horizontal fusion's ranges of elementwise kernels run 1 to 8 of
+  /// their blocks per iteration of a persistent grid: one count for every
+  /// kernel, or a list of one per kernel.
+  bool readCoarsen(const YAML::Node &N, FusionSpec &F) {
+    const char *Expected = "1 to 8, or a list of 1 to 8 per kernel";
+    std::vector<YAML::Node> Counts;
+    if (N.IsSequence())
+      for (const YAML::Node &C : N)
+        Counts.push_back(C);
+    else
+      Counts.assign(F.Kernels.size(), N);
+    if (Counts.size() != F.Kernels.size()) {
+      problem(ID::ConfigBadValue, positionOf(N), {"coarsen", Expected});
+      return false;
+    }
+    std::vector<unsigned> Blocks;
+    for (const YAML::Node &C : Counts) {
+      std::optional<unsigned> B = positiveInteger(C, "coarsen");
+      if (!B)
+        return false;
+      if (*B > 8) {
+        problem(ID::ConfigBadValue, positionOf(C), {"coarsen", Expected});
+        return false;
+      }
+      Blocks.push_back(*B);
+    }
+    bool Coarsens = std::any_of(Blocks.begin(), Blocks.end(), [](unsigned B) { return B > 1; });
+    if (Coarsens &&
+        (F.Mode != FusionMode::Horizontal || (F.Grid && *F.Grid != GridMode::Persistent))) {
+      problem(ID::ConfigBadValue, positionOf(N),
+              {"coarsen", "1 except in a horizontal fusion on a persistent grid"});
+      return false;
+    }
+    if (Coarsens)
+      F.Coarsen = std::move(Blocks);
     return true;
   }
 

@@ -13,6 +13,7 @@
 #include "Support.h"
 #include "kfuse/Pipeline/FusionPipeline.h"
 
+#include "kfuse/Analysis/Elementwise.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/LaunchArguments.h"
 #include "kfuse/Diagnostics/InputFiles.h"
@@ -42,6 +43,18 @@
 
 namespace kfuse {
 namespace {
+
+/// A kernel of a fusion as the variant space sees it.
+TuneMember tuneMember(const FusionMember &M) {
+  TuneMember T{M.Spec->blockThreads(), M.Spec->AnyBlockSize,
+               reachesTreeReduction(M.Model, *M.Helpers)};
+  // A kernel for any grid runs once on a persistent grid: no loop to coarsen.
+  T.Elementwise =
+      !M.Spec->AnyGrid &&
+      findElementwise(M.Model, analyzeAccesses(*M.Model.Decl, M.Spec->Block), M.Spec->Block)
+          .Kernel.has_value();
+  return T;
+}
 
 /// A variant's source in the bundle: the harness chooses the bound (which a
 /// bounded twin compiles the same source with; none for the twin itself)
@@ -338,8 +351,7 @@ private:
       TF.Tolerance = F.Tune.Tolerance;
       std::vector<TuneMember> Shape;
       for (const FusionMember &M : Members) {
-        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize,
-                         reachesTreeReduction(M.Model, *M.Helpers)});
+        Shape.push_back(tuneMember(M));
         std::optional<TuneKernel> K = tuneKernel(Pipeline.config(), F, M);
         if (!K)
           continue;
@@ -476,8 +488,7 @@ private:
       Case.Choice = R ? &Verdicts[static_cast<size_t>(R - Results.Fusions.data())] : nullptr;
       std::vector<TuneMember> Shape;
       for (const FusionMember &M : Pipeline.members(I)) {
-        Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize,
-                         reachesTreeReduction(M.Model, *M.Helpers)});
+        Shape.push_back(tuneMember(M));
         Case.Kernels.push_back(M.Spec->Id);
         Case.Group += (Case.Group.empty() ? "" : " + ") + M.Spec->Kernel;
       }
@@ -498,8 +509,7 @@ private:
           continue;
         std::vector<TuneMember> Shape;
         for (const FusionMember &M : Pipeline.members(I))
-          Shape.push_back({M.Spec->blockThreads(), M.Spec->AnyBlockSize,
-                           reachesTreeReduction(M.Model, *M.Helpers)});
+          Shape.push_back(tuneMember(M));
         Why.push_back(explain(Results, *R, Row, Shape, Pipeline.fusion(I).Tune.Step));
       }
     return Why;

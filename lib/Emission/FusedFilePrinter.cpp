@@ -69,10 +69,14 @@ std::string localThread(const FusedSection &S) {
 /// The kernel's own view of the block and the grid, under the built-in
 /// names, so its body, its macros and the helpers inlined into it read them
 /// unchanged.
-void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
+struct BlockViewUses {
+  bool ThreadIdx, BlockDim, BlockIdx, GridDim;
+};
+
+void printBlockView(llvm::raw_ostream &OS, const FusedSection &S, BlockViewUses Uses) {
   std::string Local = localThread(S);
   const auto &B = S.Block;
-  if (S.UsesThreadIdx) {
+  if (Uses.ThreadIdx) {
     std::string X = B[1] * B[2] == 1 ? Local : Local + " % " + std::to_string(B[0]) + "u";
     std::string Y =
         B[1] == 1 ? "0u"
@@ -80,21 +84,25 @@ void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
     std::string Z = B[2] == 1 ? "0u" : Local + " / " + std::to_string(B[0] * B[1]) + "u";
     OS << "const uint3 threadIdx = make_uint3(" << X << ", " << Y << ", " << Z << ");\n";
   }
-  if (S.UsesBlockDim)
+  if (Uses.BlockDim)
     OS << "const dim3 blockDim(" << B[0] << "u, " << B[1] << "u, " << B[2] << "u);\n";
   const std::string &G = S.GridName;
   // Integer division costs tens of instructions; the launcher already
   // checked the grid dimensions known to be 1.
-  if (S.UsesBlockIdx && S.UnitGrid[1] && S.UnitGrid[2])
+  if (Uses.BlockIdx && S.UnitGrid[1] && S.UnitGrid[2])
     OS << "const uint3 blockIdx = make_uint3(kfuse_block, 0u, 0u);\n";
-  else if (S.UsesBlockIdx && S.UnitGrid[2])
+  else if (Uses.BlockIdx && S.UnitGrid[2])
     OS << "const uint3 blockIdx = make_uint3(kfuse_block % " << G << ".x, kfuse_block / " << G
        << ".x, 0u);\n";
-  else if (S.UsesBlockIdx)
+  else if (Uses.BlockIdx)
     OS << "const uint3 blockIdx = make_uint3(kfuse_block % " << G << ".x, kfuse_block / " << G
        << ".x % " << G << ".y, kfuse_block / (" << G << ".x * " << G << ".y));\n";
-  if (S.UsesGridDim)
+  if (Uses.GridDim)
     OS << "const dim3 gridDim = " << G << ";\n";
+}
+
+void printSectionPrologue(llvm::raw_ostream &OS, const FusedSection &S) {
+  printBlockView(OS, S, {S.UsesThreadIdx, S.UsesBlockDim, S.UsesBlockIdx, S.UsesGridDim});
   if (S.Barriers == BarrierStyle::ExitAware) {
     OS << "__shared__ unsigned " << S.ExitCounters << "[3];\n";
     OS << "kfuse_exit_aware_barrier<" << S.Range.BarrierId << ", " << S.Range.Size << "> "
@@ -291,6 +299,59 @@ void printRangeGuard(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoo
     printSetRegisters(OS, K, L.First);
 }
 
+/// Loads an elementwise kernel's values of block kfuse_block, which its
+/// body then reads from kfuse_j's slots.
+void printAheadLoads(llvm::raw_ostream &OS, const FusedSection &S) {
+  const ReadsAhead &A = *S.Ahead;
+  OS << "if (";
+  if (S.Range.Begin != 0)
+    OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
+  OS << "kfuse_tid < " << S.Range.Begin + S.Range.Active << "u && kfuse_block < " << S.GridName
+     << ".x) {\n";
+  // The element's index reads the thread's and the block's.
+  printBlockView(OS, S, {true, false, true, false});
+  OS << A.Index << "\nif (" << A.Condition << ") {\n";
+  for (const AheadLoad &L : A.Loads)
+    OS << L.Array << "[kfuse_j] = " << L.Load << ";\n";
+  OS << "}\n}\n";
+}
+
+/// The loop of an elementwise kernel's range that runs several of its
+/// blocks per iteration: where its buffers lie apart, every block's loads
+/// first, then the bodies; otherwise each block loads right before its
+/// body, where the body loads.
+void printCoarseLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L,
+                     size_t Index) {
+  const FusedSection &S = K.Sections[L.First];
+  const ReadsAhead &A = *S.Ahead;
+  OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") loop over original blocks, "
+     << A.Blocks << " at a time, every gridDim.x-th group: their loads first.\n";
+  printRangeGuard(OS, K, L);
+  std::string Count = printLoopBlocks(OS, K, L, Index);
+  OS << "// Whether the buffers it writes share no element with the others, so that no block's "
+        "store reaches another block's load.\n"
+     << "const bool " << A.ApartName << " = " << A.Apart << ";\n"
+     << "for (unsigned kfuse_first = blockIdx.x * " << A.Blocks << "u; kfuse_first < " << Count
+     << "; kfuse_first += gridDim.x * " << A.Blocks << "u) {\n";
+  for (const AheadLoad &Load : A.Loads)
+    OS << "// " << Load.Comment << "\n"
+       << Load.Type << " " << Load.Array << "[" << A.Blocks << "]{};\n";
+  OS << "if (" << A.ApartName << ") {\n#pragma unroll\n"
+     << "for (unsigned kfuse_j = 0; kfuse_j < " << A.Blocks << "u; ++kfuse_j) {\n"
+     << "const unsigned kfuse_block = kfuse_first + kfuse_j;\n";
+  printAheadLoads(OS, S);
+  OS << "}\n}\n#pragma unroll\n"
+     << "for (unsigned kfuse_j = 0; kfuse_j < " << A.Blocks << "u; ++kfuse_j) {\n"
+     << "const unsigned kfuse_block = kfuse_first + kfuse_j;\n"
+     << "if (!" << A.ApartName << ") {\n";
+  printAheadLoads(OS, S);
+  OS << "}\n";
+  for (const AheadLoad &Load : A.Loads)
+    OS << "const " << Load.Type << " &" << Load.Name << " = " << Load.Array << "[kfuse_j];\n";
+  printSection(OS, S);
+  OS << "}\n}\n}\n";
+}
+
 /// A kernel that works with any 1-D grid runs once on a persistent grid:
 /// its grid-stride loops cover its data with the fused grid's threads.
 void printOnce(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) {
@@ -309,6 +370,8 @@ void printOnce(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) 
 void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L, size_t Index) {
   if (L.Once)
     return printOnce(OS, K, L);
+  if (L.Count == 1 && K.Sections[L.First].Ahead && K.Layout.Grid == GridMode::Persistent)
+    return printCoarseLoop(OS, K, L, Index);
   bool Dynamic = K.Layout.Grid == GridMode::Dynamic;
   OS << "// Threads [" << L.Begin << ", " << L.Begin + L.Size << ") loop over original blocks"
      << (Dynamic ? ", taking the next from a counter" : ", every gridDim.x-th") << ".\n";
@@ -629,6 +692,27 @@ template <unsigned Want, unsigned Entry> __device__ __forceinline__ void kfuse_s
 )";
 }
 
+/// Whether the first n elements of two buffers share no byte or are the
+/// same elements, for the ranges that load ahead.
+void printApartHelper(llvm::raw_ostream &OS) {
+  OS << R"(#ifndef KFUSE_LIE_APART_DEFINED
+#define KFUSE_LIE_APART_DEFINED
+// Whether elements [0, n) of a and of b share no byte, or are the same
+// elements: then element i of one is never element j != i of the other.
+template <typename A, typename B, typename N>
+__device__ __forceinline__ bool kfuse_lie_apart(const A *a, const B *b, N n) {
+if (static_cast<long long>(n) <= 0) return true;
+const unsigned long long begin_a = reinterpret_cast<unsigned long long>(a);
+const unsigned long long begin_b = reinterpret_cast<unsigned long long>(b);
+const unsigned long long count = static_cast<unsigned long long>(n);
+if (begin_a == begin_b && sizeof(A) == sizeof(B)) return true;
+return begin_a + count * sizeof(A) <= begin_b || begin_b + count * sizeof(B) <= begin_a;
+}
+#endif
+
+)";
+}
+
 /// Barriers over one kernel's range of threads, used by the rewritten bodies.
 void printBarrierHelpers(llvm::raw_ostream &OS) {
   OS << R"(#ifndef KFUSE_BARRIERS_DEFINED
@@ -828,6 +912,11 @@ std::string printFusedFile(const FusedFile &File) {
         return K.Layout.Registers == RegisterPolicy::PerWarpgroup;
       }))
     printRegisterHelper(GS);
+  if (std::any_of(File.Kernels.begin(), File.Kernels.end(), [](const FusedKernel &K) {
+        return std::any_of(K.Sections.begin(), K.Sections.end(),
+                           [](const FusedSection &S) { return S.Ahead.has_value(); });
+      }))
+    printApartHelper(GS);
   for (const FusedKernel &K : File.Kernels) {
     printKernel(GS, K);
     printLauncher(GS, K, File.LauncherHeader);

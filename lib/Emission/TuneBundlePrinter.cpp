@@ -73,8 +73,10 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
       for (size_t I = 0; I < L.Threads.size(); ++I)
         OS << (I ? ", " : "") << L.Threads[I];
       OS << "}, " << L.blockThreads() << ", " << literal(gridModeName(L.Grid)) << ", " << L.Waves
-         << ", " << L.BlocksPerIteration << ", " << literal(reductionStyleName(L.Reductions))
-         << ", " << V.Barriers << ", "
+         << ", " << L.BlocksPerIteration << ", {";
+      for (size_t I = 0; I < L.Coarsen.size(); ++I)
+        OS << (I ? ", " : "") << L.Coarsen[I];
+      OS << "}, " << literal(reductionStyleName(L.Reductions)) << ", " << V.Barriers << ", "
          << (L.Registers == RegisterPolicy::PerWarpgroup ? "true" : "false") << ", "
          << (V.Even ? "true" : "false") << "},\n";
     }

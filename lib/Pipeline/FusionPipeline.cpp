@@ -2,6 +2,7 @@
 
 #include "kfuse/Pipeline/FusionPipeline.h"
 
+#include "kfuse/Analysis/Elementwise.h"
 #include "kfuse/Analysis/Legality.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"
@@ -33,7 +34,51 @@ std::string wholeFile(const std::string &File, const std::string &OutputDir,
   return Text + "#include \"" + Target.lexically_relative(From).generic_string() + "\"\n";
 }
 
+/// Why member \p J cannot run several blocks per iteration with its loads
+/// first; empty when it can, and then its kernel's shape.
+std::string whyNotAhead(const std::vector<FusionMember> &Members, const FusionLayoutPlan &Plan,
+                        GridMode Grid, size_t J, std::optional<ElementwiseKernel> &Kernel) {
+  if (Grid != GridMode::Persistent)
+    return std::string("it runs on the '") + gridModeName(Grid) +
+           "' grid; only a persistent one runs several of its blocks per iteration";
+  auto Loop = std::find_if(Plan.Loops.begin(), Plan.Loops.end(), [&](const BlockLoop &L) {
+    return J >= L.First && J < L.First + L.Count;
+  });
+  if (Loop == Plan.Loops.end())
+    return "its range runs no loop over its blocks";
+  if (Loop->Once)
+    return "it works with any grid, so it runs once on the fused grid";
+  if (Loop->Count != 1)
+    return "its range runs a vertical chain";
+  const FusionMember &M = Members[J];
+  std::array<unsigned, 3> Block = M.Spec->Block;
+  if (M.Spec->AnyBlockSize)
+    Block = {Plan.Ranges.Ranges[J].Size, 1, 1};
+  ElementwiseResult E = findElementwise(M.Model, analyzeAccesses(*M.Model.Decl, Block), Block);
+  Kernel = std::move(E.Kernel);
+  return Kernel ? "" : "it is not elementwise: " + E.WhyNot;
+}
+
 } // namespace
+
+std::map<size_t, std::pair<ElementwiseKernel, unsigned>>
+FusionPipeline::readAhead(const FusionSpec &F, const std::vector<FusionMember> &Members,
+                          const FusionLayoutPlan &Plan, GridMode Grid,
+                          const std::vector<unsigned> &Coarsen, bool Asked) {
+  std::map<size_t, std::pair<ElementwiseKernel, unsigned>> Result;
+  for (size_t J = 0; J < Members.size() && J < Coarsen.size(); ++J) {
+    if (Coarsen[J] < 2)
+      continue;
+    std::optional<ElementwiseKernel> Kernel;
+    std::string Why = whyNotAhead(Members, Plan, Grid, J, Kernel);
+    if (Kernel)
+      Result.emplace(J, std::make_pair(std::move(*Kernel), Coarsen[J]));
+    else if (Asked)
+      problem(ID::CoarsenNotApplied, F.Position,
+              {Members[J].Spec->Id, F.Name, std::to_string(Coarsen[J]), Why});
+  }
+  return Result;
+}
 
 void FusionPipeline::load(const std::vector<const FusionSpec *> &Selected) {
   Fusions = Selected;
@@ -203,15 +248,30 @@ std::optional<FusedKernel> FusionPipeline::fuse(size_t I, const FusionLayout &La
   unsigned PerIteration = Variant ? Variant->BlocksPerIteration : F.BlocksPerIteration;
   if (!OneAfterAnother || (Grid != GridMode::AsLaunched && Grid != GridMode::Persistent))
     PerIteration = 1;
-  std::optional<FusedKernel> K = fuseHorizontally(
-      Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
-      HasChains ? &Chains : nullptr, BodyOptions{Reductions == ReductionStyle::OneWarp});
+  BodyOptions Options;
+  Options.OneWarpReductions = Reductions == ReductionStyle::OneWarp;
+  // A config's coarsen: says where it does not apply; a measured variant's
+  // was tried where it does.
+  if (!OneAfterAnother)
+    Options.ReadAhead = readAhead(F, Members, *Planned.Plan, Grid,
+                                  Variant ? Variant->Coarsen : F.Coarsen, !Variant);
+  // What the kernels run: one block per iteration where a kernel cannot.
+  std::vector<unsigned> Coarsen;
+  if (!Options.ReadAhead.empty())
+    for (size_t J = 0; J < Members.size(); ++J) {
+      auto It = Options.ReadAhead.find(J);
+      Coarsen.push_back(It == Options.ReadAhead.end() ? 1 : It->second.second);
+    }
+  std::optional<FusedKernel> K =
+      fuseHorizontally(Layout.Name.empty() ? F.Name : Layout.Name, Members, Laid, Names, Diags,
+                       HasChains ? &Chains : nullptr, Options);
   if (K) {
     K->Layout = Variant.value_or(FusedLayout());
     K->Layout.Vertical = OneAfterAnother;
     K->Layout.Grid = Grid;
     K->Layout.Reductions = Reductions;
     K->Layout.BlocksPerIteration = PerIteration;
+    K->Layout.Coarsen = Coarsen;
     if (Grid == GridMode::AsLaunched)
       K->Layout.Waves = 1;
     K->Loops = Planned.Plan->Loops;

@@ -64,6 +64,11 @@ std::string FusedLayout::name() const {
     Name += std::to_string(Waves);
   if (BlocksPerIteration > 1)
     Name += "-k" + std::to_string(BlocksPerIteration);
+  if (!Coarsen.empty()) {
+    Name += "-c";
+    for (size_t I = 0; I < Coarsen.size(); ++I)
+      Name += (I ? "x" : "") + std::to_string(Coarsen[I]);
+  }
   Name += registerSuffix(Registers);
   if (Reductions == ReductionStyle::OneWarp)
     Name += "-ow";
@@ -81,14 +86,15 @@ FusedLayout FusedLayout::source() const {
 
 bool FusedLayout::operator==(const FusedLayout &O) const {
   return Vertical == O.Vertical && Threads == O.Threads && Grid == O.Grid && Waves == O.Waves &&
-         BlocksPerIteration == O.BlocksPerIteration && Reductions == O.Reductions &&
-         Registers == O.Registers && MinBlocksPerSm == O.MinBlocksPerSm &&
-         EntryRegisters == O.EntryRegisters && SectionRegisters == O.SectionRegisters;
+         BlocksPerIteration == O.BlocksPerIteration && Coarsen == O.Coarsen &&
+         Reductions == O.Reductions && Registers == O.Registers &&
+         MinBlocksPerSm == O.MinBlocksPerSm && EntryRegisters == O.EntryRegisters &&
+         SectionRegisters == O.SectionRegisters;
 }
 
 bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Path P) {
   llvm::json::ObjectMapper O(V, P);
-  std::vector<int64_t> Threads, WarpgroupRegisters;
+  std::vector<int64_t> Threads, WarpgroupRegisters, Coarsen;
   bool RegisterBound = false;
   unsigned MinBlocksPerSm = 0, EntryRegisters = 0;
   auto Grid = [&](const llvm::json::Value &G, GridMode &Out, llvm::json::Path At) {
@@ -101,6 +107,7 @@ bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Pa
       (Object && Object->get("grid") && !Grid(*Object->get("grid"), L.Grid, P.field("grid"))) ||
       !mapCount(V, P, "waves", L.Waves) ||
       !mapCount(V, P, "blocks_per_iteration", L.BlocksPerIteration) ||
+      !O.mapOptional("coarsen", Coarsen) ||
       (Object && Object->get("reductions") &&
        !fromName(*Object->get("reductions"), L.Reductions, P.field("reductions"),
                  parseReductionStyle, "expected reductions (as-written or one-warp)")) ||
@@ -131,6 +138,16 @@ bool readLayoutFields(const llvm::json::Value &V, FusedLayout &L, llvm::json::Pa
     P.field("blocks_per_iteration").report("expected at least one block");
     return false;
   }
+  for (int64_t C : Coarsen) {
+    if (C < 1 || C > 8) {
+      P.field("coarsen").report("expected blocks per iteration from 1 to 8");
+      return false;
+    }
+    L.Coarsen.push_back(static_cast<unsigned>(C));
+  }
+  // One block each is no coarsening: the layout's name has no -c.
+  if (std::all_of(L.Coarsen.begin(), L.Coarsen.end(), [](unsigned C) { return C == 1; }))
+    L.Coarsen.clear();
   L.Registers = !L.SectionRegisters.empty() ? RegisterPolicy::PerWarpgroup
                 : RegisterBound             ? RegisterPolicy::Bounded
                                             : RegisterPolicy::Compiler;

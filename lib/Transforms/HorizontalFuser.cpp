@@ -323,6 +323,8 @@ public:
     Ctx.Replaced = Built.Registers[Index];
     Ctx.Block = S.Block;
     Ctx.OneWarpReductions = Options.OneWarpReductions;
+    if (auto It = Options.ReadAhead.find(Index); It != Options.ReadAhead.end())
+      S.Ahead = readsAhead(It->second.first, It->second.second, Renames, Ctx, S);
     if (Chains && Chains->WaitBefore[Index]) {
       SectionContext Plain = Ctx;
       Plain.Style = BarrierStyle::Aligned;
@@ -386,6 +388,45 @@ private:
   const VerticalPlan *Chains;
   BuiltNames &Built;
   BodyOptions Options;
+
+  /// The loads of an elementwise body that go ahead: each buffer's element
+  /// once, in a variable the body reads instead.
+  ReadsAhead readsAhead(const ElementwiseKernel &E, unsigned Blocks, RenameMap &Renames,
+                        SectionContext &Ctx, FusedSection &S) {
+    const std::string &Prefix = M.Spec->Id;
+    ReadsAhead A;
+    A.Blocks = Blocks;
+    std::string I = Names.allocate(Prefix + "_i");
+    A.Index = "const long long " + I + " = static_cast<long long>(blockIdx.x) * " +
+              std::to_string(E.BlockStride) + " + threadIdx.x;";
+    const std::string &Bound = Renames.at(E.Bound);
+    A.Condition = I + " < static_cast<long long>(" + Bound + ")";
+    std::map<const clang::ParmVarDecl *, std::string> Loaded;
+    for (const AheadRead &R : E.Ahead) {
+      const std::string &Buffer = Renames.at(R.Buffer);
+      auto [Slot, New] = Loaded.try_emplace(R.Buffer, "");
+      if (New) {
+        Slot->second = Names.allocate(Buffer + "_ahead");
+        A.Loads.push_back({"Element " + I + " of '" + R.Buffer->getName().str() +
+                               "' in each block, loaded before the bodies.",
+                           R.Element.getAsString(), Slot->second,
+                           Names.allocate(Buffer + "_per_block"), Buffer + "[" + I + "]"});
+      }
+      Ctx.Replaced[R.Site] = Slot->second;
+    }
+    for (size_t W = 0; W < E.Buffers.size(); ++W)
+      for (size_t O = 0; O < E.Buffers.size(); ++O)
+        if (E.Buffers[W].Writes && O != W && (!E.Buffers[O].Writes || O > W))
+          A.Apart += std::string(A.Apart.empty() ? "" : " && ") + "kfuse_lie_apart(" +
+                     Renames.at(E.Buffers[W].Param) + ", " + Renames.at(E.Buffers[O].Param) + ", " +
+                     Bound + ")";
+    if (A.Apart.empty())
+      A.Apart = "true";
+    A.ApartName = Names.allocate(Prefix + "_apart");
+    // Its indices do not tell apart blocks of other rows of a 2-D grid.
+    S.UnitGrid[1] = S.UnitGrid[2] = true;
+    return A;
+  }
 
   std::optional<MemberParam> aliasOf(const MemberParam &P) const {
     if (!Chains)

@@ -75,7 +75,7 @@ std::vector<unsigned> evenSplit(const std::vector<TuneMember> &Members) {
 bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even) {
   return !L.Vertical && !Even.empty() && L.Threads == Even && L.Grid == GridMode::AsLaunched &&
          L.Registers == RegisterPolicy::Compiler && L.Reductions == ReductionStyle::AsWritten &&
-         L.BlocksPerIteration == 1;
+         L.BlocksPerIteration == 1 && L.Coarsen.empty();
 }
 
 /// setmaxnreg sets the registers of whole warpgroups of 128 threads.
@@ -113,6 +113,17 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
     Own.push_back(M.Threads);
   bool Reductions = std::any_of(Members.begin(), Members.end(),
                                 [](const TuneMember &M) { return M.TreeReduction; });
+  // Which kernels coarsen: each elementwise one alone, and all of them
+  // (a compute-bound kernel may lose warps to the registers it takes).
+  std::vector<std::vector<bool>> Coarsened;
+  std::vector<bool> All(Members.size(), false);
+  for (size_t I = 0; I < Members.size(); ++I)
+    if (Members[I].Elementwise) {
+      Coarsened.emplace_back(Members.size(), false);
+      Coarsened.back()[I] = All[I] = true;
+    }
+  if (Coarsened.size() > 1)
+    Coarsened.push_back(All);
   for (const std::vector<unsigned> &P : Splits)
     for (GridMode G : Grids) {
       if (stacksRanges(G))
@@ -138,6 +149,16 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
             Out.back().Reductions = ReductionStyle::OneWarp;
           }
         }
+      // Fewer threads of a memory-bound kernel keep as many loads in
+      // flight: several blocks' loads before their stores.
+      if (G == GridMode::Persistent)
+        for (unsigned Waves = 1; Waves <= MaxWaves; ++Waves)
+          for (const std::vector<bool> &Which : Coarsened)
+            for (unsigned Blocks : CoarsenBlocks) {
+              Out.push_back(layout(P, G, RegisterPolicy::Compiler, Waves));
+              for (bool C : Which)
+                Out.back().Coarsen.push_back(C ? Blocks : 1);
+            }
     }
   // Each resident block takes the sum of its warpgroups' counts from the
   // register file: a smaller block can let one more block fit where the

@@ -62,6 +62,20 @@ TEST(FusedLayout, NamePrintsBlocksAtATimeAndOneWarpReductions) {
   EXPECT_FALSE(H == sideBySide({384, 640}));
 }
 
+TEST(FusedLayout, NamePrintsEachKernelsBlocksPerIteration) {
+  FusedLayout L = sideBySide({128, 512}, GridMode::Persistent);
+  L.Waves = 4;
+  L.Coarsen = {4, 1};
+  EXPECT_EQ(L.name(), "h128-512-p4-c4x1");
+  EXPECT_EQ(L.coarsenOf(0), 4u);
+  EXPECT_EQ(L.coarsenOf(1), 1u);
+  EXPECT_FALSE(L == sideBySide({128, 512}, GridMode::Persistent));
+  // No list: one block each, and no suffix.
+  L.Coarsen.clear();
+  EXPECT_EQ(L.coarsenOf(1), 1u);
+  EXPECT_EQ(L.name(), "h128-512-p4");
+}
+
 TEST(FusedLayout, ABoundedVariantCompilesItsTwinsSource) {
   FusedLayout L = sideBySide({512, 512}, GridMode::Persistent);
   L.Waves = 2;

@@ -57,6 +57,7 @@ kfuse_json::LayoutFields harnessFields(const FusedLayout &L) {
   F.grid = gridModeName(L.Grid);
   F.waves = L.Waves;
   F.blocks_per_iteration = L.BlocksPerIteration;
+  F.coarsen = L.Coarsen;
   F.reductions = reductionStyleName(L.Reductions);
   if (L.Registers == RegisterPolicy::PerWarpgroup) {
     F.entry_registers = 64;
@@ -71,7 +72,10 @@ kfuse_json::LayoutFields harnessFields(const FusedLayout &L) {
 /// chose.
 TEST(HarnessJson, LayoutsRoundTripByTheirFields) {
   std::vector<TuneMember> Members{{512, true}, {512, true, /*TreeReduction=*/true}};
-  std::vector<FusedLayout> Layouts = variantSpace(Members, 128);
+  Members[0].Elementwise = true;
+  std::vector<FusedLayout> Layouts = variantSpace(Members, 128, {GridMode::Persistent});
+  ASSERT_TRUE(std::any_of(Layouts.begin(), Layouts.end(),
+                          [](const FusedLayout &L) { return !L.Coarsen.empty(); }));
   // A vertical layout of several blocks at a time, which `kfuse fuse` emits
   // from a config (the tuner measures horizontal fusions).
   FusedLayout Blocks = Layouts.back();

@@ -145,6 +145,31 @@ TEST(VariantSpace, OneWarpReductionsOnlyWhereAKernelHasATree) {
     EXPECT_EQ(X.Reductions, kfuse::ReductionStyle::AsWritten) << X.name();
 }
 
+// Where kernels are elementwise, each split on a persistent grid (with every
+// number of waves) is also tried with each such kernel's range, and all of
+// theirs, running 2 and 4 blocks per iteration; never on other grids.
+TEST(VariantSpace, CoarsenedVariantsOnlyWhereAKernelIsElementwise) {
+  std::vector<TuneMember> M{{128, false}, {512, false}};
+  M[0].Elementwise = M[1].Elementwise = true;
+  std::vector<std::string> Names;
+  for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent}))
+    if (!X.Coarsen.empty() && X.Waves == 1)
+      Names.push_back(X.name());
+  EXPECT_EQ(Names,
+            (std::vector<std::string>{"h128-512-p-c2x1", "h128-512-p-c4x1", "h128-512-p-c1x2",
+                                      "h128-512-p-c1x4", "h128-512-p-c2x2", "h128-512-p-c4x4"}));
+  M[1].Elementwise = false;
+  size_t Coarsened = 0;
+  for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent}))
+    if (!X.Coarsen.empty()) {
+      ++Coarsened;
+      EXPECT_EQ(X.Coarsen, (std::vector<unsigned>{X.Coarsen[0], 1})) << X.name();
+    }
+  EXPECT_EQ(Coarsened, 8u); // Waves 1 to 4, 2 and 4 blocks.
+  for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 128, {kfuse::GridMode::AsLaunched}))
+    EXPECT_TRUE(X.Coarsen.empty()) << X.name();
+}
+
 TEST(VariantSpace, FinerStepsGiveMoreSplits) {
   std::vector<TuneMember> M{{512, true}, {512, true}};
   EXPECT_EQ(kfuse::partitions(M, 32).size(), 31u);

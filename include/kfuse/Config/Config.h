@@ -188,6 +188,10 @@ struct FusionSpec {
   ReductionStyle Reductions = ReductionStyle::AsWritten;
   /// For vertical fusions: original blocks each fused block runs at a time.
   unsigned BlocksPerIteration = 1;
+  /// For horizontal fusions on a persistent grid, per kernel: original
+  /// blocks the range of an elementwise kernel runs per iteration, with
+  /// their loads issued first (kfuse/Analysis/Elementwise.h); empty: one.
+  std::vector<unsigned> Coarsen;
   /// For vertical fusions: buffers passed from one kernel to the next.
   std::vector<FlowSpec> Flows;
   /// For vertical fusions: scalar parameters that always carry the same

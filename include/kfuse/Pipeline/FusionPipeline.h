@@ -121,6 +121,14 @@ private:
                  VerticalPlan &Chains);
 
   void problem(diag::ID Id, ConfigPosition At, std::vector<std::string> Args);
+  /// The members \p Coarsen asks several blocks per iteration of that can
+  /// run them with the loads first: alone on a loop of a persistent grid,
+  /// elementwise at the block their section runs as. Warns about the others
+  /// where the config \p Asked.
+  std::map<size_t, std::pair<ElementwiseKernel, unsigned>>
+  readAhead(const FusionSpec &F, const std::vector<FusionMember> &Members,
+            const FusionLayoutPlan &Plan, GridMode Grid, const std::vector<unsigned> &Coarsen,
+            bool Asked);
   std::optional<FusionMember> member(const KernelSpec &K);
 };
 

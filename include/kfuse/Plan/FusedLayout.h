@@ -43,6 +43,10 @@ struct FusedLayout {
   /// before the first that synchronizes run for all of them first, so each
   /// thread has their loads in flight together.
   unsigned BlocksPerIteration = 1;
+  /// Per kernel: the original blocks its range runs per iteration of a
+  /// persistent grid (horizontal, elementwise kernels), their loads first;
+  /// empty: one each.
+  std::vector<unsigned> Coarsen;
   ReductionStyle Reductions = ReductionStyle::AsWritten;
   RegisterPolicy Registers = RegisterPolicy::Compiler;
   /// The counts the policy needs: the blocks per multiprocessor of a bound,
@@ -55,11 +59,14 @@ struct FusedLayout {
 
   /// Every kernel from thread 0: the fused block is the largest of Threads.
   bool stacked() const { return Vertical || stacksRanges(Grid); }
+  /// The blocks kernel \p I's range runs per iteration.
+  unsigned coarsenOf(size_t I) const { return I < Coarsen.size() ? Coarsen[I] : 1; }
   /// Threads of the fused block.
   unsigned blockThreads() const;
   /// The printed view: "h384-640", "h384-640-p2-rb", "h256-512-wr",
   /// "proportional-rb", "vertical-d", "vertical-k4-ow" (4 blocks at a time,
-  /// reductions in one warp).
+  /// reductions in one warp), "h128-512-p2-c4x1" (the first kernel 4
+  /// blocks per iteration).
   std::string name() const;
   /// The variant whose source this one's is: a bounded variant compiles its
   /// unbounded twin's source with the bound.
@@ -70,7 +77,7 @@ struct FusedLayout {
 
 /// Reads a layout from the fields of a candidate in results.json, where the
 /// harness writes them: "threads", "grid", "waves", "blocks_per_iteration",
-/// "reductions", "register_bound", "min_blocks_per_sm", "warpgroup_registers"
+/// "coarsen", "reductions", "register_bound", "min_blocks_per_sm", "warpgroup_registers"
 /// and "entry_registers" (whether
 /// the kernels run one after the other is the candidate's kind, which its
 /// reader sets). A wrong field is reported at \p P's path. A new field of

@@ -12,6 +12,7 @@
 #include "kfuse/Plan/PartitionPlan.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,31 @@ struct RegisterValue {
   std::string PerBlockName;
 };
 
+/// A value of a buffer's element that an elementwise kernel's range loads
+/// before the bodies of the blocks it runs in one iteration.
+struct AheadLoad {
+  std::string Comment;
+  std::string Type;  ///< Canonical: "float", "unsigned int".
+  std::string Name;  ///< What the body reads in place of the load.
+  std::string Array; ///< One value per block of the iteration.
+  std::string Load;  ///< The load, at element Index: "saxpy_x[kfuse_i]".
+};
+
+/// Several blocks of an elementwise kernel (kfuse/Analysis/Elementwise.h)
+/// per iteration of its range's loop, their loads first.
+struct ReadsAhead {
+  unsigned Blocks = 1;
+  std::string
+      Index; ///< Declares the element, in the section's view: "const long long kfuse_i = ...;".
+  std::string Condition; ///< Whether the body reaches its loads: "kfuse_i < (long long)saxpy_n".
+  /// Whether the buffers the loads read lie apart from those the body
+  /// writes; with "true" for none. Where they do not, each block loads
+  /// right before its body.
+  std::string Apart;
+  std::string ApartName; ///< The flag holding it.
+  std::vector<AheadLoad> Loads;
+};
+
 /// One original kernel's part of a horizontally fused kernel.
 struct FusedSection {
   std::string KernelId;   ///< The config entry.
@@ -103,6 +129,8 @@ struct FusedSection {
   /// Waits at a block barrier or uses shared memory (itself or in what it
   /// calls): the next original block it runs must wait for this one.
   bool Synchronizes = false;
+  /// On a persistent grid: the blocks it runs per iteration, loads first.
+  std::optional<ReadsAhead> Ahead;
 };
 
 struct FusedKernel {

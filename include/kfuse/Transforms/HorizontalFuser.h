@@ -8,11 +8,13 @@
 #ifndef KFUSE_TRANSFORMS_HORIZONTALFUSER_H
 #define KFUSE_TRANSFORMS_HORIZONTALFUSER_H
 
+#include "kfuse/Analysis/Elementwise.h"
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Plan/PartitionPlan.h"
 #include "kfuse/Plan/VerticalPlan.h"
 #include "kfuse/Transforms/FusedFile.h"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,6 +52,9 @@ std::string identifierFrom(llvm::StringRef Text);
 struct BodyOptions {
   /// Tree reductions run in the first warp with one barrier.
   bool OneWarpReductions = false;
+  /// Members, by index, whose range runs several blocks per iteration of a
+  /// persistent grid with their loads first, and how many.
+  std::map<size_t, std::pair<ElementwiseKernel, unsigned>> ReadAhead;
 };
 
 /// Builds the fused kernel of \p Members laid out by \p Plan, or reports why

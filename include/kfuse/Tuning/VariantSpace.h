@@ -26,6 +26,10 @@ struct TuneMember {
   /// Has a block tree reduction the first warp can run alone
   /// (kfuse/Analysis/TreeReductions.h).
   bool TreeReduction = false;
+  /// Each thread touches element blockIdx.x * blockDim.x + threadIdx.x of
+  /// its buffers only, so its range of a persistent grid can run several
+  /// of its blocks per iteration, loads first (kfuse/Analysis/Elementwise.h).
+  bool Elementwise = false;
 };
 
 /// The threads of the fused block: the sum of today's blocks, at most 1024
@@ -53,6 +57,10 @@ constexpr unsigned MaxWaves = 4;
 /// with 4, docs/benchmarks.md).
 constexpr unsigned VerticalBlocksPerIteration = 4;
 
+/// Blocks per iteration the ranges of elementwise kernels try on a
+/// persistent grid ("-c2x1", "-c4x1").
+constexpr unsigned CoarsenBlocks[] = {2, 4};
+
 /// Whether \p L is what `kfuse fuse` emits untuned: \p Even side by side on
 /// the grid as launched, registers as the compiler chooses.
 bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
@@ -70,7 +78,10 @@ bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
 /// launched also with VerticalBlocksPerIteration blocks at a time). Where a
 /// kernel has a tree reduction, each split (with every number of waves)
 /// and vertical variant without a bound also with its reductions in one
-/// warp ("-ow").
+/// warp ("-ow"). Where kernels are elementwise, each split on a persistent
+/// grid (with every number of waves) without a bound also with the range
+/// of each such kernel, and of all of them, running CoarsenBlocks blocks
+/// per iteration ("-c4x1", "-c1x4", "-c4x4").
 std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                       const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 

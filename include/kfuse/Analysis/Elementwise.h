@@ -1,0 +1,76 @@
+//===- Elementwise.h - kernels whose threads each touch one element -*- C++ -*-===//
+//
+// The legacy one-thread-per-element kernel:
+//
+//   int i = blockIdx.x * blockDim.x + threadIdx.x;
+//   if (i < n)
+//     y[i] = a * x[i] + y[i];
+//
+// Each thread reads and writes element i of its buffers and nothing else,
+// so two of its blocks touch different elements of each buffer, and of
+// different buffers too once their first n elements do not overlap (or
+// are the same elements). A fused block that runs several of its blocks
+// per iteration can then issue every block's loads before any block's
+// stores (thread coarsening with the loads ahead), when it checks at run
+// time that the buffers lie apart; where they do not, it loads each
+// block's elements right before that block's body, which is where the
+// body reads them: every load read ahead comes before every store of the
+// body.
+//
+// Default-deny: every access of the kernel must be a classified read or
+// write (MemoryAccess.h) of element i of a pointer parameter the kernel
+// never changes, at i = blockIdx.x * B + threadIdx.x for its block of B
+// threads, under exactly the condition i < n for a scalar parameter n,
+// outside loops and helpers; anything else and the kernel is not
+// elementwise.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_ANALYSIS_ELEMENTWISE_H
+#define KFUSE_ANALYSIS_ELEMENTWISE_H
+
+#include "kfuse/Analysis/KernelModel.h"
+#include "kfuse/Analysis/MemoryAccess.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kfuse {
+
+/// A read of element i that may be issued before the body runs.
+struct AheadRead {
+  const clang::ArraySubscriptExpr *Site;
+  const clang::ParmVarDecl *Buffer;
+  clang::QualType Element; ///< Unqualified, arithmetic.
+};
+
+/// A buffer the kernel touches at element i, and whether it writes it.
+struct ElementBuffer {
+  const clang::ParmVarDecl *Param;
+  bool Writes = false;
+};
+
+struct ElementwiseKernel {
+  const clang::ParmVarDecl *Bound = nullptr; ///< n of i < n.
+  unsigned BlockStride = 0;                  ///< B of i = blockIdx.x * B + threadIdx.x.
+  std::vector<ElementBuffer> Buffers;        ///< In parameter order.
+  std::vector<AheadRead> Ahead;              ///< Never empty.
+};
+
+/// Whether \p Model's kernel, launched with blocks of \p Block and accessing
+/// memory as \p Accesses says (analyzed with that block), is elementwise
+/// with at least one read that can go ahead; or why not.
+struct ElementwiseResult {
+  std::optional<ElementwiseKernel> Kernel;
+  std::string WhyNot;
+};
+ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
+                                  const std::array<unsigned, 3> &Block);
+
+} // namespace kfuse
+
+#endif

@@ -1,0 +1,13 @@
+#include KFUSE_FILE
+#include "buffers.h"
+
+cudaError_t runFused(const Buffers &b, int coarsen) {
+  kfuse_launch s{dim3((b.n + 127) / 128), dim3(128)};
+  kfuse_launch t{dim3((b.m + 127) / 128), dim3(128)};
+  kfuse_launch h{dim3((b.words + 127) / 128), dim3(128)};
+  if (coarsen == 2)
+    return ahead2_launch(s, b.n, b.a, b.x, b.y, t, b.dx, b.dz, b.m, h, b.in, b.out, b.words,
+                         b.rounds);
+  return ahead4_launch(s, b.n, b.a, b.x, b.y, t, b.dx, b.dz, b.m, h, b.in, b.out, b.words,
+                       b.rounds);
+}
