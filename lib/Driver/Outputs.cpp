@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kfuse {
@@ -184,10 +185,18 @@ OutputTransaction::DirectoryLocks OutputTransaction::lockDirectories() const {
       Dirs.insert(std::string(Dir));
     }
   DirectoryLocks Locks;
+  // One directory named two ways ("d/." and "d", or a link): flock on a
+  // second descriptor of it would wait for this process's own lock.
+  std::set<std::pair<dev_t, ino_t>> Locked;
   for (const std::string &Dir : Dirs) {
     int FD = ::open(Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (FD < 0)
       continue;
+    struct stat Status;
+    if (::fstat(FD, &Status) != 0 || !Locked.insert({Status.st_dev, Status.st_ino}).second) {
+      ::close(FD);
+      continue;
+    }
     if (::flock(FD, LOCK_EX) != 0) {
       ::close(FD);
       continue;
