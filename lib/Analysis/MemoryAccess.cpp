@@ -667,8 +667,13 @@ private:
     E = E->IgnoreParens();
     if (const auto *Cast = dyn_cast<CastExpr>(E))
       if (Cast->getType()->isIntegralOrEnumerationType() &&
-          Cast->getSubExpr()->getType()->isIntegralOrEnumerationType())
+          Cast->getSubExpr()->getType()->isIntegralOrEnumerationType()) {
+        // A narrower type wraps the value ((unsigned short)i is i mod 2^16):
+        // no polynomial says which element that is.
+        if (AST.getIntWidth(Cast->getType()) < AST.getIntWidth(Cast->getSubExpr()->getType()))
+          return opaque(E);
         return eval(Cast->getSubExpr());
+      }
     if (!E->isValueDependent()) {
       Expr::EvalResult R;
       if (E->EvaluateAsInt(R, AST))

@@ -5,15 +5,42 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
+#include <functional>
+
 namespace kfuse {
 
 using namespace clang;
 
 namespace {
 
+/// Calls \p Mutated with each place a store into \p E reaches: through
+/// casts to references, both arms of `?:` and the right of a comma, so
+/// `(int &)j = 0` and `(b ? n : m) = 0` change j, n and m.
+void forEachStoredPlace(const Expr *E, llvm::function_ref<void(const Expr *)> Mutated) {
+  E = E->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CastExpr>(E);
+      Cast && Cast->isGLValue() && Cast->getSubExpr()->isGLValue())
+    return forEachStoredPlace(Cast->getSubExpr(), Mutated);
+  if (const auto *C = dyn_cast<AbstractConditionalOperator>(E)) {
+    forEachStoredPlace(C->getTrueExpr(), Mutated);
+    return forEachStoredPlace(C->getFalseExpr(), Mutated);
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_Comma)
+    return forEachStoredPlace(B->getRHS(), Mutated);
+  Mutated(E);
+}
+
 class MutationFinder : public RecursiveASTVisitor<MutationFinder> {
 public:
-  explicit MutationFinder(llvm::function_ref<void(const Expr *)> Mutated) : Mutated(Mutated) {}
+  explicit MutationFinder(llvm::function_ref<void(const Expr *)> Found)
+      : Mutated([Found](const Expr *E) { forEachStoredPlace(E, Found); }) {}
+
+  /// Inline assembly's outputs ("=r", "+r") are stored into.
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    for (unsigned I = 0; I < S->getNumOutputs(); ++I)
+      Mutated(S->getOutputExpr(I));
+    return true;
+  }
 
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (B->isAssignmentOp())
@@ -62,7 +89,7 @@ public:
   }
 
 private:
-  llvm::function_ref<void(const Expr *)> Mutated;
+  std::function<void(const Expr *)> Mutated;
 };
 
 } // namespace
