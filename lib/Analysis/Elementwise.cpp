@@ -16,10 +16,22 @@ using namespace clang;
 namespace kfuse {
 namespace {
 
-/// blockIdx.x * B + threadIdx.x.
-IndexExpr elementIndex(unsigned B) {
-  return IndexExpr::symbol(Symbol::builtin("blockIdx.x")) * IndexExpr::constant(B) +
+/// blockIdx.x * B + threadIdx.x, B a count or blockDim.x.
+IndexExpr elementIndex(std::optional<unsigned> B) {
+  IndexExpr Stride = B ? IndexExpr::constant(*B) : IndexExpr::symbol(Symbol::builtin("blockDim.x"));
+  return IndexExpr::symbol(Symbol::builtin("blockIdx.x")) * Stride +
          IndexExpr::symbol(Symbol::builtin("threadIdx.x"));
+}
+
+/// Without a block: the stride of the first access's index, a count where
+/// the kernel spells one.
+std::optional<unsigned> strideOf(const KernelAccesses &Accesses) {
+  for (const MemoryAccesses &Buffer : Accesses.Buffers)
+    for (const MemoryAccess &A : Buffer.Accesses)
+      if (std::optional<IndexExpr> C = A.Index.linearCoefficient(Symbol::builtin("blockIdx.x")))
+        if (std::optional<int64_t> B = C->asConstant(); B && *B > 0 && *B <= 1024)
+          return static_cast<unsigned>(*B);
+  return std::nullopt;
 }
 
 /// The statement \p E belongs to in the compound statement around it.
@@ -118,27 +130,81 @@ bool loadsValue(const Expr *Site, ASTContext &AST) {
   }
 }
 
-/// A comparison of the bound in a type of the other sign: \p Bound signed,
-/// compared as unsigned (`unsigned i < int n` takes every thread for n < 0,
-/// where the loads ahead, which compare the values, would take none).
-const BinaryOperator *comparesAcrossSigns(const FunctionDecl &F, const ParmVarDecl &Bound) {
+/// A comparison made in an unsigned type, where the bound is signed: the
+/// loads ahead compare values (`i < n`), while `unsigned i < int n` takes
+/// every thread for n < 0, and a copy of n in an unsigned local does too.
+const BinaryOperator *unsignedComparison(const FunctionDecl &F) {
   struct Finder : RecursiveASTVisitor<Finder> {
-    const ParmVarDecl *Bound;
     const BinaryOperator *Found = nullptr;
     bool VisitBinaryOperator(BinaryOperator *B) {
-      if (!B->isComparisonOp() || Found)
-        return true;
-      for (const Expr *Side : {B->getLHS(), B->getRHS()})
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(Side->IgnoreParenImpCasts());
-            Ref && Ref->getDecl() == Bound && Bound->getType()->isSignedIntegerType() &&
-            Side->getType()->isUnsignedIntegerType())
-          Found = B;
+      if (B->isComparisonOp() && !Found && B->getLHS()->getType()->isUnsignedIntegerType())
+        Found = B;
       return true;
     }
   } Finder;
-  Finder.Bound = &Bound;
   Finder.TraverseStmt(F.getBody());
   return Finder.Found;
+}
+
+/// An object whose construction or destruction runs code: the access
+/// analysis does not see what a destructor stores, so its stores could come
+/// after a load that goes ahead.
+bool runsSpecialMembers(const FunctionDecl &F) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+      Found |= !C->getConstructor()->isTrivial();
+      return true;
+    }
+    bool VisitCXXBindTemporaryExpr(CXXBindTemporaryExpr *) {
+      Found = true;
+      return true;
+    }
+    bool VisitCXXNewExpr(CXXNewExpr *) {
+      Found = true;
+      return true;
+    }
+    bool VisitCXXDeleteExpr(CXXDeleteExpr *) {
+      Found = true;
+      return true;
+    }
+    bool VisitVarDecl(VarDecl *V) {
+      if (const CXXRecordDecl *R = V->getType()->getAsCXXRecordDecl(); R && R->hasDefinition())
+        Found |= !R->hasTrivialDestructor();
+      return true;
+    }
+  } Finder;
+  Finder.TraverseStmt(F.getBody());
+  return Finder.Found;
+}
+
+/// Inline assembly in \p F or in what it calls: it may store anywhere or
+/// end the thread (`exit;`), which would end every later block it runs.
+bool reachesAsm(const FunctionDecl &F, std::set<const FunctionDecl *> &Seen) {
+  if (!F.hasBody() || !Seen.insert(&F).second)
+    return false;
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Asm = false;
+    std::vector<const FunctionDecl *> Callees;
+    bool VisitAsmStmt(AsmStmt *) {
+      Asm = true;
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      if (const FunctionDecl *D = C->getDirectCallee())
+        Callees.push_back(D);
+      return true;
+    }
+  } Finder;
+  Finder.TraverseStmt(F.getBody());
+  if (Finder.Asm)
+    return true;
+  for (const FunctionDecl *D : Finder.Callees)
+    if (const FunctionDecl *Def = D->getDefinition();
+        Def && !Def->getASTContext().getSourceManager().isInSystemHeader(Def->getLocation()) &&
+        reachesAsm(*Def, Seen))
+      return true;
+  return false;
 }
 
 /// Why an access keeps the kernel from being elementwise; empty if it does not.
@@ -157,22 +223,30 @@ std::string refusal(const MemoryAccess &A, const IndexExpr &Index) {
 } // namespace
 
 ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
-                                  const std::array<unsigned, 3> &Block) {
+                                  std::optional<std::array<unsigned, 3>> Block) {
   auto No = [](std::string Why) { return ElementwiseResult{std::nullopt, std::move(Why)}; };
   const FunctionDecl &F = *Model.Decl;
-  if (Block[1] != 1 || Block[2] != 1)
+  ASTContext &AST = F.getASTContext();
+  if (Block && ((*Block)[1] != 1 || (*Block)[2] != 1))
     return No("its block is not 1-D");
   if (Model.synchronizes() || !Model.Shared.empty() || !Model.AsmBarriers.empty() ||
       !Model.GridSyncs.empty() || !Model.WarpSyncs.empty())
     return No("it synchronizes or uses shared memory");
   if (!Model.Gotos.empty() || !Model.LabelStmts.empty())
     return No("it jumps");
+  if (!Model.SpecialCalls.empty() || runsSpecialMembers(F))
+    return No("it runs a constructor or destructor");
+  std::set<const FunctionDecl *> Seen;
+  if (reachesAsm(F, Seen))
+    return No("it runs inline assembly");
   if (!Accesses.Other.empty())
     return No(Accesses.Other.front().describe() + " is no buffer of a pointer parameter");
-  IndexExpr Index = elementIndex(Block[0]);
+  std::optional<unsigned> Stride =
+      Block ? std::optional<unsigned>((*Block)[0]) : strideOf(Accesses);
+  IndexExpr Index = elementIndex(Stride);
   std::set<const ParmVarDecl *> Changed = changedParams(F);
   ElementwiseKernel K;
-  K.BlockStride = Block[0];
+  K.BlockStride = Stride;
   std::vector<const MemoryAccess *> Writes;
   for (const MemoryAccesses &Buffer : Accesses.Buffers) {
     if (Buffer.Accesses.empty())
@@ -194,9 +268,11 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
   }
   if (K.Buffers.empty())
     return No("it touches no buffer");
-  if (comparesAcrossSigns(F, *K.Bound))
-    return No("it compares '" + K.Bound->getName().str() + "' as an unsigned value");
-  ASTContext &AST = F.getASTContext();
+  if (K.Bound->getType()->isSignedIntegerType())
+    if (const BinaryOperator *B = unsignedComparison(F))
+      return No("it compares unsigned values (line " +
+                std::to_string(AST.getSourceManager().getExpansionLineNumber(B->getOperatorLoc())) +
+                "), where '" + K.Bound->getName().str() + "' is signed");
   for (const MemoryAccesses &Buffer : Accesses.Buffers)
     for (const MemoryAccess &A : Buffer.Accesses) {
       const auto *Site = dyn_cast<ArraySubscriptExpr>(A.Site);

@@ -10,6 +10,7 @@
 #include "Support.h"
 
 #include "kfuse/Analysis/DeviceVariables.h"
+#include "kfuse/Analysis/Elementwise.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/Legality.h"
 #include "kfuse/Analysis/MemoryAccess.h"
@@ -73,7 +74,7 @@ public:
     if (const FunctionTemplateDecl *T = Kernel.getDescribedFunctionTemplate())
       OS << "  instantiations: " << instantiations(*T) << "\n";
     refusals(M);
-    printBuffers(Kernel);
+    printBuffers(Kernel, M);
   }
 
 private:
@@ -128,7 +129,7 @@ private:
   /// Each pointer parameter's accesses with their indices, which decide
   /// whether a later kernel may read what this one wrote in the same thread,
   /// then the memory the kernel reaches otherwise.
-  void printBuffers(const FunctionDecl &Kernel) const {
+  void printBuffers(const FunctionDecl &Kernel, const KernelModel &Model) const {
     KernelAccesses A = analyzeAccesses(Kernel, std::nullopt);
     if (!A.Buffers.empty())
       OS << "  buffers:\n";
@@ -137,13 +138,34 @@ private:
          << "\n";
       printAccesses(B);
     }
-    if (A.Other.empty())
-      return;
-    OS << "  other memory:\n";
-    for (const MemoryAccesses &M : A.Other) {
-      OS << "    " << M.describe() << ":\n";
-      printAccesses(M);
+    if (!A.Other.empty()) {
+      OS << "  other memory:\n";
+      for (const MemoryAccesses &M : A.Other) {
+        OS << "    " << M.describe() << ":\n";
+        printAccesses(M);
+      }
     }
+    if (!A.Buffers.empty())
+      printElementwise(findElementwise(Model, A, std::nullopt));
+  }
+
+  /// Whether a persistent grid can run several of its blocks per iteration
+  /// with the loads first (`coarsen:` in a config), and why not.
+  void printElementwise(const ElementwiseResult &E) const {
+    if (!E.Kernel) {
+      OS << "  coarsen: no, " << E.WhyNot << "\n";
+      return;
+    }
+    std::set<std::string> Loaded;
+    std::string Names;
+    for (const AheadRead &R : E.Kernel->Ahead)
+      if (Loaded.insert(R.Buffer->getName().str()).second)
+        Names += (Names.empty() ? "'" : ", '") + R.Buffer->getName().str() + "'";
+    OS << "  coarsen: elementwise ("
+       << (E.Kernel->BlockStride
+               ? "blocks of " + std::to_string(*E.Kernel->BlockStride) + " threads"
+               : "any 1-D block")
+       << "); loads " << Names << " ahead\n";
   }
 
   void printAccesses(const MemoryAccesses &M) const {

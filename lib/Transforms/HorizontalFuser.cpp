@@ -398,7 +398,7 @@ private:
     A.Blocks = Blocks;
     std::string I = Names.allocate(Prefix + "_i");
     A.Index = "const long long " + I + " = static_cast<long long>(blockIdx.x) * " +
-              std::to_string(E.BlockStride) + " + threadIdx.x;";
+              std::to_string(E.BlockStride.value_or(S.Block[0])) + " + threadIdx.x;";
     const std::string &Bound = Renames.at(E.Bound);
     A.Condition = I + " < static_cast<long long>(" + Bound + ")";
     std::map<const clang::ParmVarDecl *, std::string> Loaded;
@@ -409,8 +409,9 @@ private:
         Slot->second = Names.allocate(Buffer + "_ahead");
         A.Loads.push_back({"Element " + I + " of '" + R.Buffer->getName().str() +
                                "' in each block, loaded before the bodies.",
-                           R.Element.getAsString(), Slot->second,
-                           Names.allocate(Buffer + "_per_block"), Buffer + "[" + I + "]"});
+                           R.Element.getAsString(R.Buffer->getASTContext().getPrintingPolicy()),
+                           Slot->second, Names.allocate(Buffer + "_per_block"),
+                           Buffer + "[" + I + "]"});
       }
       Ctx.Replaced[R.Site] = Slot->second;
     }

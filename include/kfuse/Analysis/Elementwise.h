@@ -56,20 +56,23 @@ struct ElementBuffer {
 
 struct ElementwiseKernel {
   const clang::ParmVarDecl *Bound = nullptr; ///< n of i < n.
-  unsigned BlockStride = 0;                  ///< B of i = blockIdx.x * B + threadIdx.x.
-  std::vector<ElementBuffer> Buffers;        ///< In parameter order.
-  std::vector<AheadRead> Ahead;              ///< Never empty.
+  /// B of i = blockIdx.x * B + threadIdx.x: the block's threads, or none
+  /// where the kernel reads blockDim.x and no block was given.
+  std::optional<unsigned> BlockStride;
+  std::vector<ElementBuffer> Buffers; ///< In parameter order.
+  std::vector<AheadRead> Ahead;       ///< Never empty.
 };
 
 /// Whether \p Model's kernel, launched with blocks of \p Block and accessing
 /// memory as \p Accesses says (analyzed with that block), is elementwise
-/// with at least one read that can go ahead; or why not.
+/// with at least one read that can go ahead; or why not. Without a block
+/// (`kfuse list`), for the 1-D block its index strides by.
 struct ElementwiseResult {
   std::optional<ElementwiseKernel> Kernel;
   std::string WhyNot;
 };
 ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
-                                  const std::array<unsigned, 3> &Block);
+                                  std::optional<std::array<unsigned, 3>> Block);
 
 } // namespace kfuse
 
