@@ -1063,6 +1063,8 @@ private:
       References[&V] = R;
       return;
     }
+    if (Init)
+      destroyedLater(V.getType(), Init);
     if (Init && V.getType()->isRecordType() && constructObject(V, Init))
       return;
     Value Val = Init ? visit(Init) : Value{};
@@ -1377,6 +1379,7 @@ private:
     case Stmt::ConstantExprClass:
       return visit(cast<FullExpr>(E)->getSubExpr());
     case Stmt::CXXBindTemporaryExprClass:
+      destroyedLater(E->getType(), E);
       return visit(cast<CXXBindTemporaryExpr>(E)->getSubExpr());
     case Stmt::MaterializeTemporaryExprClass: {
       Value V = visit(cast<MaterializeTemporaryExpr>(E)->getSubExpr());
@@ -2082,6 +2085,19 @@ private:
   static bool isLambdaBody(const FunctionDecl &F) {
     const auto *M = dyn_cast<CXXMethodDecl>(&F);
     return M && M->getParent()->isLambda();
+  }
+
+  /// An object of \p T, made by \p Site, whose destructor runs code of the
+  /// project's at the end of its scope or full expression: no expression
+  /// stands there to follow, so it may read and write anything.
+  void destroyedLater(QualType T, const Expr *Site) {
+    const CXXRecordDecl *R = T->getBaseElementTypeUnsafe()->getAsCXXRecordDecl();
+    if (!R || !R->hasDefinition() || R->hasTrivialDestructor())
+      return;
+    if (const CXXDestructorDecl *D = R->getDestructor(); D && inSystemCode(*D))
+      return;
+    recordAnywhere(Site, "the destructor of '" + R->getNameAsString() +
+                             "' runs where kfuse does not follow it");
   }
 
   Value construct(const CXXConstructExpr &C, const VarDecl *Object = nullptr) {
