@@ -2,11 +2,13 @@
 
 #include "kfuse/Analysis/Elementwise.h"
 
+#include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/Mutations.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 #include <set>
@@ -207,17 +209,211 @@ bool reachesAsm(const FunctionDecl &F, std::set<const FunctionDecl *> &Seen) {
   return false;
 }
 
-/// Why an access keeps the kernel from being elementwise; empty if it does not.
-std::string refusal(const MemoryAccess &A, const IndexExpr &Index) {
+/// The loop statement nearest around \p E; null outside loops.
+const Stmt *enclosingLoop(const Expr *E, ASTContext &AST) {
+  DynTypedNode Node = DynTypedNode::create(*E);
+  for (;;) {
+    DynTypedNodeList Parents = AST.getParents(Node);
+    if (Parents.size() != 1)
+      return nullptr;
+    if (const auto *S = Parents[0].get<Stmt>();
+        S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) || isa<CXXForRangeStmt>(S)))
+      return S;
+    if (Parents[0].get<Decl>() && !Parents[0].get<VarDecl>())
+      return nullptr;
+    Node = Parents[0];
+  }
+}
+
+/// Whether \p E reads only the built-in variables and constants, and
+/// changes nothing: its value is the same wherever it is evaluated.
+bool readsOnlyBuiltins(const Expr *E) {
+  if (const auto *P = dyn_cast<PseudoObjectExpr>(E))
+    E = P->getSyntacticForm();
+  if (const auto *M = dyn_cast<MSPropertyRefExpr>(E)) {
+    const Expr *Base = M->getBaseExpr();
+    if (const auto *O = dyn_cast<OpaqueValueExpr>(Base))
+      Base = O->getSourceExpr();
+    const auto *Ref = Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+    return Ref && builtinVar(Ref->getDecl());
+  }
+  if (isa<IntegerLiteral>(E))
+    return true;
+  if (const auto *P = dyn_cast<ParenExpr>(E))
+    return readsOnlyBuiltins(P->getSubExpr());
+  if (const auto *C = dyn_cast<CastExpr>(E))
+    return C->getType()->isIntegerType() && readsOnlyBuiltins(C->getSubExpr());
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return !B->isAssignmentOp() && !B->isCommaOp() && readsOnlyBuiltins(B->getLHS()) &&
+           readsOnlyBuiltins(B->getRHS());
+  return false;
+}
+
+/// A statement in \p Body that leaves an iteration before its end.
+bool leavesEarly(const Stmt *Body) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitStmt(Stmt *S) {
+      Found |= isa<BreakStmt, ContinueStmt, ReturnStmt, GotoStmt, IndirectGotoStmt, LabelStmt,
+                   CoreturnStmt>(S);
+      return true;
+    }
+  } Finder;
+  Finder.TraverseStmt(const_cast<Stmt *>(Body));
+  return Finder.Found;
+}
+
+/// Whether \p Site is evaluated whenever \p Body runs: it lies under no
+/// condition, loop, short-circuit or unevaluated operand inside it.
+bool unconditionalIn(const Expr *Site, const Stmt *Body, ASTContext &AST) {
+  DynTypedNode Node = DynTypedNode::create(*Site);
+  while (Node.get<Stmt>() != Body) {
+    DynTypedNodeList Parents = AST.getParents(Node);
+    if (Parents.size() != 1)
+      return false;
+    if (const auto *V = Parents[0].get<VarDecl>()) {
+      if (V->isStaticLocal())
+        return false;
+      Node = Parents[0];
+      continue;
+    }
+    const auto *S = Parents[0].get<Stmt>();
+    if (!S || !isa<Expr, CompoundStmt, DeclStmt>(S) ||
+        isa<AbstractConditionalOperator, StmtExpr, LambdaExpr, UnaryExprOrTypeTraitExpr,
+            CXXTypeidExpr, CXXNoexceptExpr>(S))
+      return false;
+    if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isLogicalOp())
+      return false;
+    Node = Parents[0];
+  }
+  return true;
+}
+
+/// Whether \p Site lies in an operand that is never evaluated (sizeof,
+/// typeid, noexcept): the original never loads it.
+bool unevaluated(const Expr *Site, ASTContext &AST) {
+  DynTypedNode Node = DynTypedNode::create(*Site);
+  for (;;) {
+    DynTypedNodeList Parents = AST.getParents(Node);
+    if (Parents.size() != 1)
+      return false;
+    if (const auto *S = Parents[0].get<Stmt>();
+        S && isa<UnaryExprOrTypeTraitExpr, CXXTypeidExpr, CXXNoexceptExpr>(S))
+      return true;
+    Node = Parents[0];
+  }
+}
+
+/// Whether \p Loop's text can be replaced as a whole: it is spelled in the
+/// file, or a macro expansion spells exactly its header and the file its body.
+bool replaceableLoop(const ForStmt &Loop, ASTContext &AST) {
+  const SourceManager &SM = AST.getSourceManager();
+  const Stmt *Body = Loop.getBody();
+  if (!Body->getBeginLoc().isFileID() || !Body->getEndLoc().isFileID())
+    return false;
+  SourceLocation Begin = Loop.getBeginLoc();
+  if (Begin.isFileID())
+    return true;
+  SourceLocation Start;
+  if (!Lexer::isAtStartOfMacroExpansion(Begin, SM, AST.getLangOpts(), &Start))
+    return false;
+  return SM.isBeforeInTranslationUnit(SM.getExpansionRange(Begin).getEnd(), Body->getBeginLoc());
+}
+
+/// Why an access keeps the kernel from being elementwise; empty if it does
+/// not. \p Loop is the grid-stride loop each access must lie in, if any.
+std::string refusal(const MemoryAccess &A, const IndexExpr &Index, const GridStrideLoop *Loop) {
   if (A.Kind == AccessKind::Atomic || A.Kind == AccessKind::Unknown)
     return "'" + A.Text + "' " + spelling(A.Kind) + " memory";
   if (!A.precise() || A.Partial)
     return "'" + A.Text + "' touches more or less than one element";
-  if (A.InLoop || A.Helper)
+  if (A.Helper || (A.InLoop && !Loop))
     return "'" + A.Text + "' is in a loop or a called function";
+  if (Loop) {
+    ASTContext &AST = Loop->Variable->getASTContext();
+    if (A.Loops.size() != 1 || enclosingLoop(A.Site, AST) != Loop->Loop ||
+        !within(A.Site, Loop->Loop->getBody(), AST))
+      return "'" + A.Text + "' is not in the body of the grid-stride loop alone";
+  }
   if (A.Index != Index)
     return "'" + A.Text + "' touches element " + A.Index.str() + ", not " + Index.str();
   return "";
+}
+
+/// Whether \p E names \p D.
+bool refersTo(const Expr *E, const ValueDecl *D) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return Ref && Ref->getDecl() == D;
+}
+
+/// The grid-stride loop `for (T i = blockIdx.x * B + threadIdx.x; i < n;
+/// i += B * gridDim.x)` the first access in a loop lies in, with its bound n and the
+/// element each iteration touches; or why there is none.
+struct FoundLoop {
+  std::optional<GridStrideLoop> Loop;
+  const ParmVarDecl *Bound = nullptr;
+  IndexExpr Element;
+  std::string WhyNot;
+};
+FoundLoop gridStrideLoop(const FunctionDecl &F, const KernelAccesses &Accesses,
+                         std::optional<unsigned> B, const std::set<const ParmVarDecl *> &Changed) {
+  ASTContext &AST = F.getASTContext();
+  FoundLoop Found;
+  auto No = [&](std::string Why) {
+    Found.WhyNot = std::move(Why);
+    return Found;
+  };
+  const MemoryAccess *First = nullptr;
+  for (const MemoryAccesses &Buffer : Accesses.Buffers)
+    for (const MemoryAccess &A : Buffer.Accesses)
+      if (!First && A.InLoop)
+        First = &A;
+  if (!First)
+    return No("it touches no buffer");
+  const auto *Loop = dyn_cast_or_null<ForStmt>(enclosingLoop(First->Site, AST));
+  auto Shape =
+      First->Loops.size() == 1 ? Accesses.Loops.find(First->Loops[0]) : Accesses.Loops.end();
+  if (!Loop || Shape == Accesses.Loops.end())
+    return No("'" + First->Text + "' is in a loop, but not in one counted for loop");
+  IndexExpr Stride = B ? IndexExpr::constant(*B) : IndexExpr::symbol(Symbol::builtin("blockDim.x"));
+  IndexExpr Step = Stride * IndexExpr::symbol(Symbol::builtin("gridDim.x"));
+  if (Shape->second.Init != elementIndex(B) || Shape->second.Step != Step)
+    return No("its loop runs from " + Shape->second.Init.str() + " by " + Shape->second.Step.str() +
+              ", not from " + elementIndex(B).str() + " by " + Step.str());
+  const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
+  const auto *Var =
+      Init && Init->isSingleDecl() ? dyn_cast<VarDecl>(Init->getSingleDecl()) : nullptr;
+  QualType Type = Var ? Var->getType().getCanonicalType() : QualType();
+  if (!Var || Var->getName() != Shape->second.Variable || !Var->getInit() ||
+      !Type->isBuiltinType() || !Type->isIntegerType() || Type->isBooleanType() ||
+      Type.isVolatileQualified() || !readsOnlyBuiltins(Var->getInit()))
+    return No("its loop does not declare one integer variable from the built-in variables");
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(Loop->getCond());
+  const auto *BoundRef =
+      Cond ? dyn_cast<DeclRefExpr>(Cond->getRHS()->IgnoreParenImpCasts()) : nullptr;
+  const auto *Bound = BoundRef ? dyn_cast<ParmVarDecl>(BoundRef->getDecl()) : nullptr;
+  if (!Cond || Cond->getOpcode() != BO_LT || !refersTo(Cond->getLHS(), Var) || !Bound ||
+      !Bound->getType()->isIntegerType() || Changed.count(Bound))
+    return No("its loop's condition is not '" + Var->getName().str() +
+              " < n' for an integer parameter n it never changes");
+  const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc());
+  if (!Inc || Inc->getOpcode() != BO_AddAssign || !refersTo(Inc->getLHS(), Var) ||
+      Inc->getLHS()->IgnoreParens() != Inc->getLHS()->IgnoreParenImpCasts() ||
+      !readsOnlyBuiltins(Inc->getRHS()))
+    return No("its loop does not step by '" + Var->getName().str() +
+              " += ' the built-in variables");
+  bool Changes = false;
+  forEachMutation(Loop->getBody(), [&](const Expr *E) { Changes |= refersTo(E, Var); });
+  if (Changes)
+    return No("its loop's body changes '" + Var->getName().str() + "'");
+  if (leavesEarly(Loop->getBody()))
+    return No("its loop's body leaves an iteration early (break, continue, return or goto)");
+  if (!replaceableLoop(*Loop, AST))
+    return No("its loop is spelled in a macro that does not expand to its header alone");
+  Found.Loop = GridStrideLoop{Loop, Var, Var->getInit(), Inc->getRHS()};
+  Found.Bound = Bound;
+  Found.Element = Shape->second.Init + Shape->second.Step * IndexExpr::symbol(First->Loops[0]);
+  return Found;
 }
 
 } // namespace
@@ -247,6 +443,19 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
   std::set<const ParmVarDecl *> Changed = changedParams(F);
   ElementwiseKernel K;
   K.BlockStride = Stride;
+  bool Looped = std::any_of(Accesses.Buffers.begin(), Accesses.Buffers.end(), [](const auto &B) {
+    return std::any_of(B.Accesses.begin(), B.Accesses.end(),
+                       [](const MemoryAccess &A) { return A.InLoop; });
+  });
+  if (Looped) {
+    FoundLoop L = gridStrideLoop(F, Accesses, Stride, Changed);
+    if (!L.Loop)
+      return No(L.WhyNot);
+    K.Loop = L.Loop;
+    K.Bound = L.Bound;
+    Index = L.Element;
+  }
+  const GridStrideLoop *Loop = K.Loop ? &*K.Loop : nullptr;
   std::vector<const MemoryAccess *> Writes;
   for (const MemoryAccesses &Buffer : Accesses.Buffers) {
     if (Buffer.Accesses.empty())
@@ -254,13 +463,15 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
     if (Changed.count(Buffer.Param))
       return No("it changes pointer '" + Buffer.Param->getName().str() + "'");
     for (const MemoryAccess &A : Buffer.Accesses) {
-      if (std::string Why = refusal(A, Index); !Why.empty())
+      if (std::string Why = refusal(A, Index, Loop); !Why.empty())
         return No(Why);
-      const ParmVarDecl *Bound = boundOf(A.Guards, Index, F);
-      if (!Bound || Changed.count(Bound) || (K.Bound && K.Bound != Bound))
-        return No("'" + A.Text + "' runs under another condition than " + Index.str() +
-                  " < n for a parameter n");
-      K.Bound = Bound;
+      if (!Loop) {
+        const ParmVarDecl *Bound = boundOf(A.Guards, Index, F);
+        if (!Bound || Changed.count(Bound) || (K.Bound && K.Bound != Bound))
+          return No("'" + A.Text + "' runs under another condition than " + Index.str() +
+                    " < n for a parameter n");
+        K.Bound = Bound;
+      }
       if (A.writes())
         Writes.push_back(&A);
     }
@@ -268,7 +479,9 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
   }
   if (K.Buffers.empty())
     return No("it touches no buffer");
-  if (K.Bound->getType()->isSignedIntegerType())
+  // The loop form compares as its own condition does; the other compares
+  // i < n in values (ReadsAhead::Condition).
+  if (!Loop && K.Bound->getType()->isSignedIntegerType())
     if (const BinaryOperator *B = unsignedComparison(F))
       return No("it compares unsigned values (line " +
                 std::to_string(AST.getSourceManager().getExpansionLineNumber(B->getOperatorLoc())) +
@@ -278,7 +491,8 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
       const auto *Site = dyn_cast<ArraySubscriptExpr>(A.Site);
       if (A.Kind != AccessKind::Read || !Site || !Site->getBeginLoc().isFileID() ||
           !Site->getEndLoc().isFileID() || !loadsValue(Site, AST) ||
-          Site->getType().isVolatileQualified())
+          Site->getType().isVolatileQualified() || unevaluated(Site, AST) ||
+          (Loop && !unconditionalIn(Site, Loop->Loop->getBody(), AST)))
         continue;
       QualType Element = Site->getType().getUnqualifiedType().getCanonicalType();
       QualType Pointee = Buffer.Param->getType()->getPointeeType().getUnqualifiedType();

@@ -161,7 +161,10 @@ private:
     for (const AheadRead &R : E.Kernel->Ahead)
       if (Loaded.insert(R.Buffer->getName().str()).second)
         Names += (Names.empty() ? "'" : ", '") + R.Buffer->getName().str() + "'";
-    OS << "  coarsen: elementwise ("
+    OS << "  coarsen: "
+       << (E.Kernel->Loop ? "grid-stride loop (line " +
+                                std::to_string(line(E.Kernel->Loop->Loop->getBeginLoc())) + ", "
+                          : std::string("elementwise ("))
        << (E.Kernel->BlockStride
                ? "blocks of " + std::to_string(*E.Kernel->BlockStride) + " threads"
                : "any 1-D block")

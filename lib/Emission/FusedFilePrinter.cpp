@@ -312,7 +312,7 @@ void printAheadLoads(llvm::raw_ostream &OS, const FusedSection &S) {
   printBlockView(OS, S, {true, false, true, false});
   OS << A.Index << "\nif (" << A.Condition << ") {\n";
   for (const AheadLoad &L : A.Loads)
-    OS << L.Array << "[kfuse_j] = " << L.Load << ";\n";
+    OS << L.Array << "[kfuse_j] = " << L.Buffer << "[" << A.IndexName << "];\n";
   OS << "}\n}\n";
 }
 
@@ -914,7 +914,7 @@ std::string printFusedFile(const FusedFile &File) {
     printRegisterHelper(GS);
   if (std::any_of(File.Kernels.begin(), File.Kernels.end(), [](const FusedKernel &K) {
         return std::any_of(K.Sections.begin(), K.Sections.end(),
-                           [](const FusedSection &S) { return S.Ahead.has_value(); });
+                           [](const FusedSection &S) { return S.ChecksApart; });
       }))
     printApartHelper(GS);
   for (const FusedKernel &K : File.Kernels) {

@@ -46,8 +46,6 @@ std::string whyNotAhead(const std::vector<FusionMember> &Members, const FusionLa
   });
   if (Loop == Plan.Loops.end())
     return "its range runs no loop over its blocks";
-  if (Loop->Once)
-    return "it works with any grid, so it runs once on the fused grid";
   if (Loop->Count != 1)
     return "its range runs a vertical chain";
   const FusionMember &M = Members[J];
@@ -55,8 +53,15 @@ std::string whyNotAhead(const std::vector<FusionMember> &Members, const FusionLa
   if (M.Spec->AnyBlockSize)
     Block = {Plan.Ranges.Ranges[J].Size, 1, 1};
   ElementwiseResult E = findElementwise(M.Model, analyzeAccesses(*M.Model.Decl, Block), Block);
+  if (!E.Kernel)
+    return "it is not elementwise: " + E.WhyNot;
+  // Its own loop runs iterations at a time on any grid; a kernel of one
+  // thread per element needs the range to loop over its blocks.
+  if (Loop->Once && !E.Kernel->Loop)
+    return "it works with any grid, so it runs once on the fused grid, and has no grid-stride "
+           "loop";
   Kernel = std::move(E.Kernel);
-  return Kernel ? "" : "it is not elementwise: " + E.WhyNot;
+  return "";
 }
 
 } // namespace

@@ -177,6 +177,9 @@ public:
     Ok &= rewriteReturns(Model, Returns, Edits);
     for (const clang::CompoundStmt *C : Model.DiscardedBranches)
       Ok &= Edits.replaceStatement(*C, "{}", "a discarded 'if constexpr' branch");
+    // Last: it reads the loop's body with every other edit made.
+    if (Ctx.Strides && Ctx.Strides->Loop.Variable->getDeclContext() == Model.Decl)
+      Ok &= coarsenLoop(*Ctx.Strides);
     Ctx.KeptLocals.resize(Enclosing);
     if (!Ok)
       return std::nullopt;
@@ -193,6 +196,56 @@ private:
   std::string ThisName;
   EditSet Edits;
   const clang::ASTContext &AST;
+
+  std::string printed(const clang::Expr &E) const {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    E.printPretty(OS, nullptr, AST.getPrintingPolicy());
+    return Text;
+  }
+
+  /// The grid-stride loop runs C.Count iterations at a time: where the
+  /// buffers lie apart, every iteration's loads first; otherwise each
+  /// iteration loads right before its body, where the body loads. Its
+  /// variable takes the values it took, computed as it computed them.
+  bool coarsenLoop(const CoarseStrides &C) {
+    const clang::ForStmt &Loop = *C.Loop.Loop;
+    std::string Type =
+        C.Loop.Variable->getType().getCanonicalType().getUnqualifiedType().getAsString(
+            AST.getPrintingPolicy());
+    auto Renamed = Renames.find(C.Loop.Variable);
+    std::string Var = Renamed != Renames.end() ? Renamed->second : C.Loop.Variable->getName().str();
+    std::string Count = std::to_string(C.Count);
+    std::string J = C.Iteration;
+    auto LoadAt = [&](const std::string &At) {
+      std::string T;
+      for (const AheadLoad &L : C.Loads)
+        T += L.Array + "[" + J + "] = " + L.Buffer + "[" + At + "];\n";
+      return T;
+    };
+    std::string T = "{\n// " + Count +
+                    " iterations of the grid-stride loop at a time, their loads first where the "
+                    "buffers it writes share no element with the others.\n";
+    T += "const bool " + C.ApartName + " = " + C.Apart + ";\n";
+    T += "const auto " + C.Step + " = " + printed(*C.Loop.Step) + ";\n";
+    T += "for (" + Type + " " + C.Next + " = " + printed(*C.Loop.Init) + "; " + C.Next + " < " +
+         C.Bound + ";) {\n";
+    for (const AheadLoad &L : C.Loads)
+      T += "// " + L.Comment + "\n" + L.Type + " " + L.Array + "[" + Count + "]{};\n";
+    T += "if (" + C.ApartName + ") {\n" + Type + " " + C.At + " = " + C.Next + ";\n";
+    T += "#pragma unroll\nfor (unsigned " + J + " = 0; " + J + " < " + Count + "u && " + C.At +
+         " < " + C.Bound + "; ++" + J + ", " + C.At + " += " + C.Step + ") {\n" + LoadAt(C.At) +
+         "}\n}\n";
+    T += "#pragma unroll\nfor (unsigned " + J + " = 0; " + J + " < " + Count + "u && " + C.Next +
+         " < " + C.Bound + "; ++" + J + ", " + C.Next + " += " + C.Step + ") {\n";
+    T += "if (!" + C.ApartName + ") {\n" + LoadAt(C.Next) + "}\n";
+    for (const AheadLoad &L : C.Loads)
+      T += "const " + L.Type + " &" + L.Name + " = " + L.Array + "[" + J + "];\n";
+    T += Type + " " + Var + " = " + C.Next + ";\n";
+    T += Edits.rewrittenText(Loop.getBody()->getSourceRange()) +
+         (llvm::isa<clang::CompoundStmt>(Loop.getBody()) ? "" : ";") + "\n}\n}\n}";
+    return Edits.replaceRange(Loop.getSourceRange(), T, "a grid-stride loop");
+  }
 
   /// `this` becomes the pointer bound to the object; a member reached
   /// through an implicit `this` becomes one reached through that pointer.

@@ -324,7 +324,7 @@ public:
     Ctx.Block = S.Block;
     Ctx.OneWarpReductions = Options.OneWarpReductions;
     if (auto It = Options.ReadAhead.find(Index); It != Options.ReadAhead.end())
-      S.Ahead = readsAhead(It->second.first, It->second.second, Renames, Ctx, S);
+      readAhead(It->second.first, It->second.second, Renames, Ctx, S);
     if (Chains && Chains->WaitBefore[Index]) {
       SectionContext Plain = Ctx;
       Plain.Style = BarrierStyle::Aligned;
@@ -389,44 +389,81 @@ private:
   BuiltNames &Built;
   BodyOptions Options;
 
-  /// The loads of an elementwise body that go ahead: each buffer's element
-  /// once, in a variable the body reads instead.
-  ReadsAhead readsAhead(const ElementwiseKernel &E, unsigned Blocks, RenameMap &Renames,
-                        SectionContext &Ctx, FusedSection &S) {
-    const std::string &Prefix = M.Spec->Id;
-    ReadsAhead A;
-    A.Blocks = Blocks;
-    std::string I = Names.allocate(Prefix + "_i");
-    A.Index = "const long long " + I + " = static_cast<long long>(blockIdx.x) * " +
-              std::to_string(E.BlockStride.value_or(S.Block[0])) + " + threadIdx.x;";
-    const std::string &Bound = Renames.at(E.Bound);
-    A.Condition = I + " < static_cast<long long>(" + Bound + ")";
+  /// An elementwise kernel runs \p Count of its blocks, or of its
+  /// grid-stride loop's iterations, at a time, its loads first.
+  void readAhead(const ElementwiseKernel &E, unsigned Count, RenameMap &Renames,
+                 SectionContext &Ctx, FusedSection &S) {
+    S.ChecksApart = true;
+    // Its indices do not tell apart blocks of other rows of a 2-D grid.
+    S.UnitGrid[1] = S.UnitGrid[2] = true;
+    if (E.Loop)
+      Ctx.Strides = coarseStrides(E, Count, Renames, Ctx);
+    else
+      S.Ahead = readsAhead(E, Count, Renames, Ctx, S);
+  }
+
+  /// Each buffer's element once, in a variable the body reads instead, and
+  /// whether the buffers written lie apart from the others (\p Apart). \p Per
+  /// ends the name of the array of one value per block or iteration.
+  std::vector<AheadLoad> aheadLoads(const ElementwiseKernel &E, const std::string &Element,
+                                    const std::string &Where, const std::string &Per,
+                                    RenameMap &Renames, SectionContext &Ctx, std::string &Apart) {
+    std::vector<AheadLoad> Loads;
     std::map<const clang::ParmVarDecl *, std::string> Loaded;
     for (const AheadRead &R : E.Ahead) {
       const std::string &Buffer = Renames.at(R.Buffer);
       auto [Slot, New] = Loaded.try_emplace(R.Buffer, "");
       if (New) {
         Slot->second = Names.allocate(Buffer + "_ahead");
-        A.Loads.push_back({"Element " + I + " of '" + R.Buffer->getName().str() +
-                               "' in each block, loaded before the bodies.",
-                           R.Element.getAsString(R.Buffer->getASTContext().getPrintingPolicy()),
-                           Slot->second, Names.allocate(Buffer + "_per_block"),
-                           Buffer + "[" + I + "]"});
+        Loads.push_back({"Element " + Element + " of '" + R.Buffer->getName().str() + "' " + Where,
+                         R.Element.getAsString(R.Buffer->getASTContext().getPrintingPolicy()),
+                         Slot->second, Names.allocate(Buffer + Per), Buffer});
       }
       Ctx.Replaced[R.Site] = Slot->second;
     }
+    const std::string &Bound = Renames.at(E.Bound);
     for (size_t W = 0; W < E.Buffers.size(); ++W)
       for (size_t O = 0; O < E.Buffers.size(); ++O)
         if (E.Buffers[W].Writes && O != W && (!E.Buffers[O].Writes || O > W))
-          A.Apart += std::string(A.Apart.empty() ? "" : " && ") + "kfuse_lie_apart(" +
-                     Renames.at(E.Buffers[W].Param) + ", " + Renames.at(E.Buffers[O].Param) + ", " +
-                     Bound + ")";
-    if (A.Apart.empty())
-      A.Apart = "true";
+          Apart += std::string(Apart.empty() ? "" : " && ") + "kfuse_lie_apart(" +
+                   Renames.at(E.Buffers[W].Param) + ", " + Renames.at(E.Buffers[O].Param) + ", " +
+                   Bound + ")";
+    if (Apart.empty())
+      Apart = "true";
+    return Loads;
+  }
+
+  /// The loads of an elementwise body that go ahead of its blocks' bodies.
+  ReadsAhead readsAhead(const ElementwiseKernel &E, unsigned Blocks, RenameMap &Renames,
+                        SectionContext &Ctx, FusedSection &S) {
+    const std::string &Prefix = M.Spec->Id;
+    ReadsAhead A;
+    A.Blocks = Blocks;
+    std::string I = A.IndexName = Names.allocate(Prefix + "_i");
+    A.Index = "const long long " + I + " = static_cast<long long>(blockIdx.x) * " +
+              std::to_string(E.BlockStride.value_or(S.Block[0])) + " + threadIdx.x;";
+    A.Condition = I + " < static_cast<long long>(" + Renames.at(E.Bound) + ")";
+    A.Loads = aheadLoads(E, I, "in each block, loaded before the bodies.", "_per_block", Renames,
+                         Ctx, A.Apart);
     A.ApartName = Names.allocate(Prefix + "_apart");
-    // Its indices do not tell apart blocks of other rows of a 2-D grid.
-    S.UnitGrid[1] = S.UnitGrid[2] = true;
     return A;
+  }
+
+  /// The loads of a grid-stride loop that go ahead of its iterations.
+  CoarseStrides coarseStrides(const ElementwiseKernel &E, unsigned Count, RenameMap &Renames,
+                              SectionContext &Ctx) {
+    const std::string &Prefix = M.Spec->Id;
+    CoarseStrides C{*E.Loop, Count};
+    C.Bound = Renames.at(E.Bound);
+    C.Step = Names.allocate(Prefix + "_step");
+    C.Next = Names.allocate(Prefix + "_next");
+    C.At = Names.allocate(Prefix + "_at");
+    C.Iteration = Names.allocate(Prefix + "_iteration");
+    C.Loads = aheadLoads(E, "'" + E.Loop->Variable->getName().str() + "'",
+                         "in each iteration, loaded before the bodies.", "_per_iteration", Renames,
+                         Ctx, C.Apart);
+    C.ApartName = Names.allocate(Prefix + "_apart");
+    return C;
   }
 
   std::optional<MemberParam> aliasOf(const MemberParam &P) const {

@@ -151,14 +151,21 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
         }
       // Fewer threads of a memory-bound kernel keep as many loads in
       // flight: several blocks' loads before their stores.
+      // With registers per warpgroup too, where a compute-bound kernel
+      // needs many: the memory-bound range keeps its few.
       if (G == GridMode::Persistent)
-        for (unsigned Waves = 1; Waves <= MaxWaves; ++Waves)
+        for (unsigned Waves = 1; Waves <= MaxWaves + 1; ++Waves) {
+          bool PerWarpgroup = Waves > MaxWaves;
+          if (PerWarpgroup && !(ownsWarpgroups(G) && wholeWarpgroups(P)))
+            continue;
           for (const std::vector<bool> &Which : Coarsened)
             for (unsigned Blocks : CoarsenBlocks) {
-              Out.push_back(layout(P, G, RegisterPolicy::Compiler, Waves));
+              Out.push_back(PerWarpgroup ? layout(P, G, RegisterPolicy::PerWarpgroup)
+                                         : layout(P, G, RegisterPolicy::Compiler, Waves));
               for (bool C : Which)
                 Out.back().Coarsen.push_back(C ? Blocks : 1);
             }
+        }
     }
   // Each resident block takes the sum of its warpgroups' counts from the
   // register file: a smaller block can let one more block fit where the

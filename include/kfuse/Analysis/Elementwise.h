@@ -24,6 +24,18 @@
 // outside loops and helpers; anything else and the kernel is not
 // elementwise.
 //
+// Or its grid-stride form, where every access lies in the one loop
+//
+//   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+//
+// whose body runs to its end in every iteration (no break, continue,
+// return or goto) and never changes i. Each iteration touches element i,
+// which no other iteration and no other thread touches, so a thread may
+// issue the loads of its next iterations before the stores of this one,
+// on the same terms; a read goes ahead only where the body makes it in
+// every iteration, so that no load ahead reads an element the original
+// would not.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_ANALYSIS_ELEMENTWISE_H
 #define KFUSE_ANALYSIS_ELEMENTWISE_H
@@ -54,8 +66,18 @@ struct ElementBuffer {
   bool Writes = false;
 };
 
+/// `for (T i = Init; i < n; i += Step) ...` of the grid-stride form.
+struct GridStrideLoop {
+  const clang::ForStmt *Loop;
+  const clang::VarDecl *Variable; ///< i, of a builtin integer type.
+  /// Init and Step, which read only the built-in variables and constants.
+  const clang::Expr *Init, *Step;
+};
+
 struct ElementwiseKernel {
   const clang::ParmVarDecl *Bound = nullptr; ///< n of i < n.
+  /// Set for the grid-stride form: its elements are the loop's.
+  std::optional<GridStrideLoop> Loop;
   /// B of i = blockIdx.x * B + threadIdx.x: the block's threads, or none
   /// where the kernel reads blockDim.x and no block was given.
   std::optional<unsigned> BlockStride;

@@ -66,10 +66,10 @@ struct RegisterValue {
 /// before the bodies of the blocks it runs in one iteration.
 struct AheadLoad {
   std::string Comment;
-  std::string Type;  ///< Canonical: "float", "unsigned int".
-  std::string Name;  ///< What the body reads in place of the load.
-  std::string Array; ///< One value per block of the iteration.
-  std::string Load;  ///< The load, at element Index: "saxpy_x[kfuse_i]".
+  std::string Type;   ///< Canonical: "float", "unsigned int".
+  std::string Name;   ///< What the body reads in place of the load.
+  std::string Array;  ///< One value per block (or iteration) at a time.
+  std::string Buffer; ///< The pointer it loads through, as the section names it.
 };
 
 /// Several blocks of an elementwise kernel (kfuse/Analysis/Elementwise.h)
@@ -78,6 +78,7 @@ struct ReadsAhead {
   unsigned Blocks = 1;
   std::string
       Index; ///< Declares the element, in the section's view: "const long long kfuse_i = ...;".
+  std::string IndexName; ///< The element it declares: "kfuse_i".
   std::string Condition; ///< Whether the body reaches its loads: "kfuse_i < (long long)saxpy_n".
   /// Whether the buffers the loads read lie apart from those the body
   /// writes; with "true" for none. Where they do not, each block loads
@@ -131,6 +132,9 @@ struct FusedSection {
   bool Synchronizes = false;
   /// On a persistent grid: the blocks it runs per iteration, loads first.
   std::optional<ReadsAhead> Ahead;
+  /// Its body calls kfuse_lie_apart: it reads ahead, as Ahead or in its own
+  /// grid-stride loop (rewritten in Body).
+  bool ChecksApart = false;
 };
 
 struct FusedKernel {

@@ -12,6 +12,7 @@
 #ifndef KFUSE_TRANSFORMS_KERNELREWRITES_H
 #define KFUSE_TRANSFORMS_KERNELREWRITES_H
 
+#include "kfuse/Analysis/Elementwise.h"
 #include "kfuse/Analysis/FileSymbols.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelModel.h"
@@ -33,6 +34,19 @@ class Reporter;
 /// New names for a function's parameters, locals and labels.
 using RenameMap = std::map<const clang::NamedDecl *, std::string>;
 
+/// A grid-stride loop (kfuse/Analysis/Elementwise.h) that runs several
+/// iterations at a time, the loads of all of them first where the buffers
+/// lie apart: the names its rewrite declares.
+struct CoarseStrides {
+  GridStrideLoop Loop;
+  unsigned Count = 2; ///< Iterations at a time.
+  std::string Bound;  ///< n, as the section names it.
+  /// As ReadsAhead: the flag, and what it holds.
+  std::string ApartName, Apart;
+  std::string Step, Next, At, Iteration; ///< Locals of the rewritten loop.
+  std::vector<AheadLoad> Loads;          ///< At Next or At.
+};
+
 /// What the rewrites of one kernel's part share: the kernel's body and the
 /// bodies inlined into it alike.
 struct SectionContext {
@@ -53,6 +67,8 @@ struct SectionContext {
   std::array<unsigned, 3> Block{1, 1, 1};
   /// Tree reductions run in the first warp (the layout asks for it).
   bool OneWarpReductions = false;
+  /// The kernel's grid-stride loop, where it runs several iterations at a time.
+  std::optional<CoarseStrides> Strides{};
 
   // Found while rewriting, for the section's declarations.
   std::set<BuiltinVar> Builtins{};
