@@ -11,6 +11,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -210,7 +211,7 @@ bool reachesAsm(const FunctionDecl &F, std::set<const FunctionDecl *> &Seen) {
 }
 
 /// The loop statement nearest around \p E; null outside loops.
-const Stmt *enclosingLoop(const Expr *E, ASTContext &AST) {
+const Stmt *enclosingLoop(const Stmt *E, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*E);
   for (;;) {
     DynTypedNodeList Parents = AST.getParents(Node);
@@ -290,7 +291,7 @@ bool unconditionalIn(const Expr *Site, const Stmt *Body, ASTContext &AST) {
 }
 
 /// Whether \p Site lies in an operand that is never evaluated (sizeof,
-/// typeid, noexcept): the original never loads it.
+/// typeid, noexcept, __builtin_assume): the original never loads it.
 bool unevaluated(const Expr *Site, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*Site);
   for (;;) {
@@ -300,6 +301,13 @@ bool unevaluated(const Expr *Site, ASTContext &AST) {
     if (const auto *S = Parents[0].get<Stmt>();
         S && isa<UnaryExprOrTypeTraitExpr, CXXTypeidExpr, CXXNoexceptExpr>(S))
       return true;
+    // Builtins whose operand is never evaluated.
+    if (const auto *C = Parents[0].get<CallExpr>()) {
+      unsigned Id = C->getBuiltinCallee();
+      if (Id == Builtin::BI__builtin_assume || Id == Builtin::BI__builtin_constant_p ||
+          Id == Builtin::BI__builtin_object_size || Id == Builtin::BI__builtin_dynamic_object_size)
+        return true;
+    }
     Node = Parents[0];
   }
 }
@@ -340,6 +348,15 @@ std::string refusal(const MemoryAccess &A, const IndexExpr &Index, const GridStr
   return "";
 }
 
+/// Whether the last condition \p A runs under is the loop's `i < n`: none
+/// inside the loop, where the syntax shows no condition either (a pointer
+/// chosen under one, say).
+bool lastGuardIsLoop(const MemoryAccess &A, const IndexExpr &Index, const ParmVarDecl &Bound) {
+  return !A.Guards.empty() && A.Guards.back().Known &&
+         A.Guards.back().Expr + Index + IndexExpr::constant(1) ==
+             IndexExpr::symbol(Symbol::param(Bound.getName().str()));
+}
+
 /// Whether \p E names \p D.
 bool refersTo(const Expr *E, const ValueDecl *D) {
   const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
@@ -375,6 +392,9 @@ FoundLoop gridStrideLoop(const FunctionDecl &F, const KernelAccesses &Accesses,
       First->Loops.size() == 1 ? Accesses.Loops.find(First->Loops[0]) : Accesses.Loops.end();
   if (!Loop || Shape == Accesses.Loops.end())
     return No("'" + First->Text + "' is in a loop, but not in one counted for loop");
+  // The loop the iteration symbol counts is then the only one around.
+  if (enclosingLoop(Loop, AST))
+    return No("its loop lies in another loop");
   IndexExpr Stride = B ? IndexExpr::constant(*B) : IndexExpr::symbol(Symbol::builtin("blockDim.x"));
   IndexExpr Step = Stride * IndexExpr::symbol(Symbol::builtin("gridDim.x"));
   if (Shape->second.Init != elementIndex(B) || Shape->second.Step != Step)
@@ -396,6 +416,11 @@ FoundLoop gridStrideLoop(const FunctionDecl &F, const KernelAccesses &Accesses,
       !Bound->getType()->isIntegerType() || Changed.count(Bound))
     return No("its loop's condition is not '" + Var->getName().str() +
               " < n' for an integer parameter n it never changes");
+  // kfuse_lie_apart takes a negative n for no elements, as a comparison of
+  // values does.
+  if (Bound->getType()->isSignedIntegerType() && Cond->getLHS()->getType()->isUnsignedIntegerType())
+    return No("its loop compares '" + Var->getName().str() + " < " + Bound->getName().str() +
+              "' as unsigned values, where '" + Bound->getName().str() + "' is signed");
   const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc());
   if (!Inc || Inc->getOpcode() != BO_AddAssign || !refersTo(Inc->getLHS(), Var) ||
       Inc->getLHS()->IgnoreParens() != Inc->getLHS()->IgnoreParenImpCasts() ||
@@ -486,10 +511,17 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
       return No("it compares unsigned values (line " +
                 std::to_string(AST.getSourceManager().getExpansionLineNumber(B->getOperatorLoc())) +
                 "), where '" + K.Bound->getName().str() + "' is signed");
+  // A site that reaches more than one buffer (`(f ? x : z)[i]`) reads the one
+  // its condition picks: it stays where it is.
+  std::map<const Expr *, unsigned> Reaches;
+  for (const MemoryAccesses &Buffer : Accesses.Buffers)
+    for (const MemoryAccess &A : Buffer.Accesses)
+      ++Reaches[A.Site];
   for (const MemoryAccesses &Buffer : Accesses.Buffers)
     for (const MemoryAccess &A : Buffer.Accesses) {
       const auto *Site = dyn_cast<ArraySubscriptExpr>(A.Site);
-      if (A.Kind != AccessKind::Read || !Site || !Site->getBeginLoc().isFileID() ||
+      if (A.Kind != AccessKind::Read || !Site || Reaches[A.Site] != 1 ||
+          (Loop && !lastGuardIsLoop(A, Index, *K.Bound)) || !Site->getBeginLoc().isFileID() ||
           !Site->getEndLoc().isFileID() || !loadsValue(Site, AST) ||
           Site->getType().isVolatileQualified() || unevaluated(Site, AST) ||
           (Loop && !unconditionalIn(Site, Loop->Loop->getBody(), AST)))

@@ -244,7 +244,8 @@ private:
     T += Type + " " + Var + " = " + C.Next + ";\n";
     T += Edits.rewrittenText(Loop.getBody()->getSourceRange()) +
          (llvm::isa<clang::CompoundStmt>(Loop.getBody()) ? "" : ";") + "\n}\n}\n}";
-    return Edits.replaceRange(Loop.getSourceRange(), T, "a grid-stride loop");
+    // With the semicolon that ends a body of one statement.
+    return Edits.replaceStatement(Loop, T, "a grid-stride loop");
   }
 
   /// `this` becomes the pointer bound to the object; a member reached
