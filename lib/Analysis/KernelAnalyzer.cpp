@@ -86,6 +86,32 @@ bool asmSynchronizes(const GCCAsmStmt &Asm) {
   return Text.contains("bar.") || Text.contains("barrier");
 }
 
+} // namespace
+
+std::string threadEndingInstruction(const GCCAsmStmt &Asm) {
+  llvm::SmallVector<StringRef, 8> Instructions;
+  Asm.getAsmString()->getString().split(Instructions, ';');
+  for (StringRef I : Instructions) {
+    I = I.trim(" \t\r\n{}");
+    StringRef Rest = I;
+    while (true) {
+      size_t Colon = Rest.find(':');
+      size_t Space = Rest.find_first_of(" \t\r\n");
+      if (Colon == StringRef::npos || (Space != StringRef::npos && Space < Colon))
+        break;
+      Rest = Rest.substr(Colon + 1).ltrim(" \t\r\n{}"); // A label.
+    }
+    if (Rest.starts_with("@"))
+      Rest = Rest.drop_until([](char C) { return C == ' ' || C == '\t'; }).ltrim(" \t\r\n");
+    StringRef Opcode = Rest.take_until([](char C) { return !llvm::isAlnum(C) && C != '_'; });
+    if (Opcode == "exit" || Opcode == "ret")
+      return I.str();
+  }
+  return "";
+}
+
+namespace {
+
 bool asmReadsBuiltins(const GCCAsmStmt &Asm) {
   StringRef Text = Asm.getAsmString()->getString();
   return Text.contains("%tid") || Text.contains("%ntid") || Text.contains("%ctaid") ||
@@ -236,6 +262,8 @@ public:
   bool VisitGCCAsmStmt(GCCAsmStmt *Asm) {
     Effect.Synchronizes |= asmSynchronizes(*Asm);
     Effect.ReadsBuiltins |= asmReadsBuiltins(*Asm);
+    if (!Effect.EndsThread && !threadEndingInstruction(*Asm).empty())
+      Effect.EndsThread = Asm;
     return true;
   }
   /// A constructor runs its member initializers and body, and the object's
@@ -278,6 +306,8 @@ private:
     if (!Effect.DynamicShared)
       Effect.DynamicShared = E.DynamicShared;
     Effect.Unknown |= E.Unknown;
+    if (!Effect.EndsThread)
+      Effect.EndsThread = E.EndsThread;
     if (!Effect.SpinWait)
       Effect.SpinWait = E.SpinWait;
     if (!Effect.GroupCall)
@@ -434,6 +464,8 @@ public:
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
     if (asmSynchronizes(*S))
       Model.AsmBarriers.push_back(parseAsmBarrier(*S));
+    if (!threadEndingInstruction(*S).empty())
+      Model.AsmExits.push_back(S);
     return true;
   }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/Legality.h"
 
 #include "kfuse/Diagnostics/Reporter.h"
@@ -248,6 +249,24 @@ void checkExitBarriers(const BodyUnderCheck &B, Reporter &Diags) {
       report(B, Diags, Bar.Call->getBeginLoc(), ID::NoteBarrierHere);
       return;
     }
+}
+
+void checkThreadExit(const BodyUnderCheck &B, Reporter &Diags) {
+  auto Instruction = [](const clang::GCCAsmStmt &Asm) { return threadEndingInstruction(Asm); };
+  bool Reported = false;
+  for (const clang::GCCAsmStmt *Asm : B.Model.AsmExits) {
+    report(B, Diags, Asm->getBeginLoc(), ID::AsmEndsThread) << B.Model.Name << Instruction(*Asm);
+    Reported = true;
+  }
+  // An inlined callee is checked as a body of its own; another call runs as written.
+  for (const CallSite &C : B.Model.Calls)
+    if (C.Effect.EndsThread && !C.Effect.touchesBlock()) {
+      report(B, Diags, C.Call->getBeginLoc(), ID::AsmEndsThread)
+          << qualifiedName(C.Callee) << Instruction(*C.Effect.EndsThread);
+      Reported = true;
+    }
+  if (Reported)
+    noteInlinedFrom(B, Diags);
 }
 
 } // namespace kfuse

@@ -80,6 +80,11 @@ const clang::FunctionDecl *findDeclaredOnlyKernel(clang::ASTUnit &Unit, llvm::St
 /// as objects of the __cuda_builtin_*_t types.
 std::optional<BuiltinVar> builtinVar(const clang::ValueDecl *D);
 
+/// The instruction of inline PTX that ends the thread (exit; ret, which in
+/// a kernel's body ends it too), as written; empty for none. Each
+/// instruction ends at ';' and may carry labels and a guard predicate.
+std::string threadEndingInstruction(const clang::GCCAsmStmt &Asm);
+
 /// The built-in variable and component (0 for x, 1 for y, 2 for z) that
 /// \p E reads, as in `threadIdx.x`; nothing for any other expression.
 std::optional<std::pair<BuiltinVar, unsigned>> builtinComponent(const clang::Expr *E);

@@ -76,6 +76,9 @@ struct CalleeEffect {
   /// shared memory, reached through a helper (SharedMemory<T>, smem()).
   const clang::VarDecl *DynamicShared = nullptr;
   bool Unknown = false; ///< Somewhere a user function without a body.
+  /// Inline assembly it reaches that ends the thread (PTX exit or ret);
+  /// null for none.
+  const clang::GCCAsmStmt *EndsThread = nullptr;
   /// A cooperative-groups call it reaches that a fused block cannot keep
   /// (grid sync, or refused), and what it does; null for none.
   const clang::CallExpr *GroupCall = nullptr;
@@ -200,6 +203,8 @@ struct KernelModel {
   /// something: kfuse inlines neither.
   std::vector<SpecialCall> SpecialCalls;
   std::vector<AsmBarrier> AsmBarriers;
+  /// Inline assembly that ends the thread (PTX exit, or ret in a kernel).
+  std::vector<const clang::GCCAsmStmt *> AsmExits;
   /// Calls to cooperative groups' grid-wide synchronization.
   std::vector<const clang::CallExpr *> GridSyncs;
   /// Loop conditions of its own body that poll memory (volatile or atomic
