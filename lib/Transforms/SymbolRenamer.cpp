@@ -17,6 +17,12 @@ bool renameSymbols(const KernelModel &Model, const RenameMap &Names, EditSet &Ed
   for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
     if (const std::string *Name = NewName(Ref->getDecl()))
       Ok &= Edits.replaceToken(Ref->getLocation(), *Name, Ref->getDecl()->getName());
+  // `::threadIdx` would name the fused block's; unqualified it finds the
+  // view of the block the section declares.
+  for (const BuiltinUse &U : Model.Builtins)
+    if (U.Ref->hasQualifier())
+      Ok &= Edits.replaceRange(U.Ref->getSourceRange(), U.Ref->getDecl()->getName(),
+                               U.Ref->getDecl()->getName());
   for (const clang::LabelStmt *Label : Model.LabelStmts)
     if (const std::string *Name = NewName(Label->getDecl()))
       Ok &= Edits.replaceToken(Label->getIdentLoc(), *Name, Label->getName());
