@@ -150,18 +150,19 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
           }
         }
       // Fewer threads of a memory-bound kernel keep as many loads in
-      // flight: several blocks' loads before their stores.
-      // With registers per warpgroup too, where a compute-bound kernel
-      // needs many: the memory-bound range keeps its few.
+      // flight: several blocks' loads before their stores. With the
+      // compiler's registers on the most waves, which measured fastest or
+      // within 0.3% of it for every coarsened kernel (docs/benchmarks.md);
+      // and with registers per warpgroup, where a compute-bound kernel
+      // needs many and the memory-bound range keeps its few.
       if (G == GridMode::Persistent)
-        for (unsigned Waves = 1; Waves <= MaxWaves + 1; ++Waves) {
-          bool PerWarpgroup = Waves > MaxWaves;
+        for (bool PerWarpgroup : {false, true}) {
           if (PerWarpgroup && !(ownsWarpgroups(G) && wholeWarpgroups(P)))
             continue;
           for (const std::vector<bool> &Which : Coarsened)
             for (unsigned Blocks : CoarsenBlocks) {
               Out.push_back(PerWarpgroup ? layout(P, G, RegisterPolicy::PerWarpgroup)
-                                         : layout(P, G, RegisterPolicy::Compiler, Waves));
+                                         : layout(P, G, RegisterPolicy::Compiler, MaxWaves));
               for (bool C : Which)
                 Out.back().Coarsen.push_back(C ? Blocks : 1);
             }

@@ -153,14 +153,12 @@ TEST(VariantSpace, CoarsenedVariantsOnlyWhereAKernelIsElementwise) {
   M[0].Elementwise = M[1].Elementwise = true;
   std::vector<std::string> Names;
   for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent}))
-    if (!X.Coarsen.empty() && X.Waves == 1)
+    if (!X.Coarsen.empty())
       Names.push_back(X.name());
-  // On one wave with the compiler's registers, then with registers per warpgroup.
-  EXPECT_EQ(Names, (std::vector<std::string>{
-                       "h128-512-p-c2x1", "h128-512-p-c4x1", "h128-512-p-c1x2", "h128-512-p-c1x4",
-                       "h128-512-p-c2x2", "h128-512-p-c4x4", "h128-512-p-c2x1-wr",
-                       "h128-512-p-c4x1-wr", "h128-512-p-c1x2-wr", "h128-512-p-c1x4-wr",
-                       "h128-512-p-c2x2-wr", "h128-512-p-c4x4-wr"}));
+  // On 4 waves with the compiler's registers, then with registers per warpgroup.
+  EXPECT_EQ(Names, (std::vector<std::string>{"h128-512-p4-c4x1", "h128-512-p4-c1x4",
+                                             "h128-512-p4-c4x4", "h128-512-p-c4x1-wr",
+                                             "h128-512-p-c1x4-wr", "h128-512-p-c4x4-wr"}));
   M[1].Elementwise = false;
   size_t Coarsened = 0;
   for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 128, {kfuse::GridMode::Persistent}))
@@ -168,7 +166,7 @@ TEST(VariantSpace, CoarsenedVariantsOnlyWhereAKernelIsElementwise) {
       ++Coarsened;
       EXPECT_EQ(X.Coarsen, (std::vector<unsigned>{X.Coarsen[0], 1})) << X.name();
     }
-  EXPECT_EQ(Coarsened, 10u); // Waves 1 to 4 and per warpgroup, 2 and 4 blocks.
+  EXPECT_EQ(Coarsened, 2u); // 4 waves and per warpgroup, 4 blocks.
   for (const kfuse::FusedLayout &X : kfuse::variantSpace(M, 128, {kfuse::GridMode::AsLaunched}))
     EXPECT_TRUE(X.Coarsen.empty()) << X.name();
 }
