@@ -453,7 +453,9 @@ private:
   CoarseStrides coarseStrides(const ElementwiseKernel &E, unsigned Count, RenameMap &Renames,
                               SectionContext &Ctx) {
     const std::string &Prefix = M.Spec->Id;
-    CoarseStrides C{*E.Loop, Count};
+    CoarseStrides C;
+    C.Loop = *E.Loop;
+    C.Count = Count;
     C.Bound = Renames.at(E.Bound);
     C.Step = Names.allocate(Prefix + "_step");
     C.Next = Names.allocate(Prefix + "_next");

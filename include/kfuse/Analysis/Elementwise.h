@@ -68,10 +68,10 @@ struct ElementBuffer {
 
 /// `for (T i = Init; i < n; i += Step) ...` of the grid-stride form.
 struct GridStrideLoop {
-  const clang::ForStmt *Loop;
-  const clang::VarDecl *Variable; ///< i, of a builtin integer type.
+  const clang::ForStmt *Loop = nullptr;
+  const clang::VarDecl *Variable = nullptr; ///< i, of a builtin integer type.
   /// Init and Step, which read only the built-in variables and constants.
-  const clang::Expr *Init, *Step;
+  const clang::Expr *Init = nullptr, *Step = nullptr;
 };
 
 struct ElementwiseKernel {
