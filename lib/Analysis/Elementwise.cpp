@@ -37,16 +37,25 @@ std::optional<unsigned> strideOf(const KernelAccesses &Accesses) {
   return std::nullopt;
 }
 
+/// The one parent of \p Node; none at the top or where a node has several
+/// (a template's instantiations), where the walks below give up.
+std::optional<DynTypedNode> soleParent(const DynTypedNode &Node, ASTContext &AST) {
+  DynTypedNodeList Parents = AST.getParents(Node);
+  if (Parents.size() != 1)
+    return std::nullopt;
+  return Parents[0];
+}
+
 /// The statement \p E belongs to in the compound statement around it.
 std::pair<const Stmt *, const CompoundStmt *> statementOf(const Expr *E, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*E);
   for (;;) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Parent = soleParent(Node, AST);
+    if (!Parent)
       return {nullptr, nullptr};
-    if (const auto *C = Parents[0].get<CompoundStmt>())
+    if (const auto *C = Parent->get<CompoundStmt>())
       return {Node.get<Stmt>(), C};
-    Node = Parents[0];
+    Node = *Parent;
   }
 }
 
@@ -56,10 +65,10 @@ bool within(const Stmt *Inner, const Stmt *Outer, ASTContext &AST) {
   for (;;) {
     if (Node.get<Stmt>() == Outer)
       return true;
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Parent = soleParent(Node, AST);
+    if (!Parent)
       return false;
-    Node = Parents[0];
+    Node = *Parent;
   }
 }
 
@@ -80,8 +89,8 @@ bool readsBefore(const Expr *Read, const Expr *Write, ASTContext &AST) {
     }
     return false;
   }
-  DynTypedNodeList Parents = AST.getParents(*Write);
-  const auto *Assign = Parents.size() == 1 ? Parents[0].get<BinaryOperator>() : nullptr;
+  std::optional<DynTypedNode> Parent = soleParent(DynTypedNode::create(*Write), AST);
+  const auto *Assign = Parent ? Parent->get<BinaryOperator>() : nullptr;
   return Assign && Assign->isAssignmentOp() && Assign->getLHS()->IgnoreParens() == Write &&
          within(Read, Assign->getRHS(), AST);
 }
@@ -121,14 +130,14 @@ const ParmVarDecl *boundOf(const std::vector<IndexCondition> &Guards, const Inde
 bool loadsValue(const Expr *Site, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*Site);
   for (;;) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Parent = soleParent(Node, AST);
+    if (!Parent)
       return false;
-    if (const auto *Paren = Parents[0].get<ParenExpr>()) {
+    if (const auto *Paren = Parent->get<ParenExpr>()) {
       Node = DynTypedNode::create(*static_cast<const Expr *>(Paren));
       continue;
     }
-    const auto *Cast = Parents[0].get<ImplicitCastExpr>();
+    const auto *Cast = Parent->get<ImplicitCastExpr>();
     return Cast && Cast->getCastKind() == CK_LValueToRValue;
   }
 }
@@ -214,15 +223,15 @@ bool reachesAsm(const FunctionDecl &F, std::set<const FunctionDecl *> &Seen) {
 const Stmt *enclosingLoop(const Stmt *E, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*E);
   for (;;) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Parent = soleParent(Node, AST);
+    if (!Parent)
       return nullptr;
-    if (const auto *S = Parents[0].get<Stmt>();
+    if (const auto *S = Parent->get<Stmt>();
         S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) || isa<CXXForRangeStmt>(S)))
       return S;
-    if (Parents[0].get<Decl>() && !Parents[0].get<VarDecl>())
+    if (Parent->get<Decl>() && !Parent->get<VarDecl>())
       return nullptr;
-    Node = Parents[0];
+    Node = *Parent;
   }
 }
 
@@ -269,23 +278,23 @@ bool leavesEarly(const Stmt *Body) {
 bool unconditionalIn(const Expr *Site, const Stmt *Body, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*Site);
   while (Node.get<Stmt>() != Body) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Parent = soleParent(Node, AST);
+    if (!Parent)
       return false;
-    if (const auto *V = Parents[0].get<VarDecl>()) {
+    if (const auto *V = Parent->get<VarDecl>()) {
       if (V->isStaticLocal())
         return false;
-      Node = Parents[0];
+      Node = *Parent;
       continue;
     }
-    const auto *S = Parents[0].get<Stmt>();
+    const auto *S = Parent->get<Stmt>();
     if (!S || !isa<Expr, CompoundStmt, DeclStmt>(S) ||
         isa<AbstractConditionalOperator, StmtExpr, LambdaExpr, UnaryExprOrTypeTraitExpr,
             CXXTypeidExpr, CXXNoexceptExpr>(S))
       return false;
     if (const auto *B = dyn_cast<BinaryOperator>(S); B && B->isLogicalOp())
       return false;
-    Node = Parents[0];
+    Node = *Parent;
   }
   return true;
 }
@@ -295,20 +304,20 @@ bool unconditionalIn(const Expr *Site, const Stmt *Body, ASTContext &AST) {
 bool unevaluated(const Expr *Site, ASTContext &AST) {
   DynTypedNode Node = DynTypedNode::create(*Site);
   for (;;) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Parent = soleParent(Node, AST);
+    if (!Parent)
       return false;
-    if (const auto *S = Parents[0].get<Stmt>();
+    if (const auto *S = Parent->get<Stmt>();
         S && isa<UnaryExprOrTypeTraitExpr, CXXTypeidExpr, CXXNoexceptExpr>(S))
       return true;
     // Builtins whose operand is never evaluated.
-    if (const auto *C = Parents[0].get<CallExpr>()) {
+    if (const auto *C = Parent->get<CallExpr>()) {
       unsigned Id = C->getBuiltinCallee();
       if (Id == Builtin::BI__builtin_assume || Id == Builtin::BI__builtin_constant_p ||
           Id == Builtin::BI__builtin_object_size || Id == Builtin::BI__builtin_dynamic_object_size)
         return true;
     }
-    Node = Parents[0];
+    Node = *Parent;
   }
 }
 

@@ -252,17 +252,17 @@ void checkExitBarriers(const BodyUnderCheck &B, Reporter &Diags) {
 }
 
 void checkThreadExit(const BodyUnderCheck &B, Reporter &Diags) {
-  auto Instruction = [](const clang::GCCAsmStmt &Asm) { return threadEndingInstruction(Asm); };
   bool Reported = false;
   for (const clang::GCCAsmStmt *Asm : B.Model.AsmExits) {
-    report(B, Diags, Asm->getBeginLoc(), ID::AsmEndsThread) << B.Model.Name << Instruction(*Asm);
+    report(B, Diags, Asm->getBeginLoc(), ID::AsmEndsThread)
+        << B.Model.Name << threadEndingInstruction(*Asm);
     Reported = true;
   }
   // An inlined callee is checked as a body of its own; another call runs as written.
   for (const CallSite &C : B.Model.Calls)
     if (C.Effect.EndsThread && !C.Effect.touchesBlock()) {
       report(B, Diags, C.Call->getBeginLoc(), ID::AsmEndsThread)
-          << qualifiedName(C.Callee) << Instruction(*C.Effect.EndsThread);
+          << qualifiedName(C.Callee) << threadEndingInstruction(*C.Effect.EndsThread);
       Reported = true;
     }
   if (Reported)
