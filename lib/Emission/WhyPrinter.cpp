@@ -63,6 +63,16 @@ std::string errorWords(double Error) {
          " the measured time";
 }
 
+/// ", 'triad' 4 iterations at a time" for the estimate's coarsened kernels.
+std::string coarsened(const FusionExplanation &E) {
+  std::string S;
+  const std::vector<unsigned> &Counts = E.Estimate->Coarsen;
+  for (size_t I = 0; I < Counts.size() && I < E.Kernels.size(); ++I)
+    if (Counts[I] > 1)
+      S += ", '" + E.Kernels[I].Name + "' " + std::to_string(Counts[I]) + " iterations at a time";
+  return S;
+}
+
 std::string paragraph(const FusionExplanation &E) {
   std::string S = "### " + E.Fusion + "\n\n";
   if (!E.Estimate) {
@@ -79,7 +89,8 @@ std::string paragraph(const FusionExplanation &E) {
   if (Est.Bound == EstimateBound::Kernel)
     S += "'" + Est.boundName(E.Kernels) + "' with the warps the best split (" +
          (Split.empty() ? std::string("none") : listed(Split)) + " threads, " +
-         std::to_string(Est.BlocksPerSm) + " blocks per multiprocessor) leaves it";
+         std::to_string(Est.BlocksPerSm) + " blocks per multiprocessor" + coarsened(E) +
+         ") leaves it";
   else
     S += std::string(Est.Bound == EstimateBound::Memory ? "all kernels' DRAM traffic"
                                                         : "all kernels' instructions") +
@@ -100,8 +111,9 @@ std::string paragraph(const FusionExplanation &E) {
     S += "In the model, '" + E.Kernels[Last].Name + "' finishes last in '" + E.Fastest->Name +
          "' (" + fixed(E.FastestRanges[Last] / 1000, 4) + " ms";
     if (E.FastestRanges[Last] > E.Kernels[Last].Us * 1.005)
-      S += ", stretched from " + fixed(E.Kernels[Last].Us / 1000, 4) +
-           " ms alone by the warps its range leaves it";
+      S += ", slowed from " + fixed(E.Kernels[Last].Us / 1000, 4) +
+           " ms alone by the warps its range leaves it and the other ranges' use of its busier "
+           "resource";
     S += ").\n";
   }
   return S;

@@ -44,6 +44,8 @@ FusionExplanation explain(const TuneResults &R, const FusionResult &F, const Eva
     D.Us = 1000 * Alone->Median; // The harness's clock, as the fused time's.
     D.Threads = Shape[K].Threads;
     D.Resizable = Shape[K].Resizable;
+    if (Shape[K].Elementwise)
+      D.Coarsen = *std::max_element(std::begin(CoarsenBlocks), std::end(CoarsenBlocks));
     if (K < F.Natives.size()) {
       D.Registers = static_cast<unsigned>(F.Natives[K].Registers);
       D.SharedBytes = static_cast<size_t>(F.Natives[K].StaticShared);
@@ -56,8 +58,9 @@ FusionExplanation explain(const TuneResults &R, const FusionResult &F, const Eva
   if (E.Fastest) {
     E.FastestProfile = F.Profile->of(E.Fastest->Name);
     if (!E.Fastest->Layout.Vertical && E.Fastest->BlocksPerSm > 0)
-      E.FastestRanges = rangeTimes(E.Kernels, Device, Peaks, E.Fastest->Layout.Threads,
-                                   static_cast<unsigned>(E.Fastest->BlocksPerSm));
+      E.FastestRanges =
+          rangeTimes(E.Kernels, Device, Peaks, E.Fastest->Layout.Threads,
+                     static_cast<unsigned>(E.Fastest->BlocksPerSm), E.Fastest->Layout.Coarsen);
   }
   if (E.Even)
     E.EvenProfile = F.Profile->of(E.Even->Name);

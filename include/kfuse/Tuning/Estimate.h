@@ -10,13 +10,15 @@
 //  - all kernels' DRAM bytes at the device's achievable bandwidth, and all
 //    their warp instructions at its achievable issue rate (the two-resource
 //    roofline; peaks measured by the tuning harness, not the datasheet's);
-//  - each kernel's own time, stretched where the fused block leaves it
-//    fewer warps per multiprocessor than it needs: a latency-bound kernel
-//    needs every warp it had alone (its throughput follows the work it
-//    keeps in flight), a kernel that saturates DRAM or issue only the warps
-//    that saturate it on this device. Ranges of whole warpgroups may take
-//    their own registers (setmaxnreg), which can fit more blocks.
-// The estimate is the least such time over the splits kfuse tune tries.
+//  - the time the last range finishes, each kernel's throughput following
+//    Little's law with a latency that grows with the load: the work its
+//    warps keep in flight (calibrated by the utilisation it reached alone)
+//    scales with the warps the fused block leaves it and the iterations
+//    each thread loads at once, and its busier resource slows as every
+//    running kernel uses it. Ranges of whole warpgroups may take their own
+//    registers (setmaxnreg), which can fit more blocks.
+// The estimate is the least such time over the splits and coarsenings
+// kfuse tune tries.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TUNING_ESTIMATE_H
@@ -52,12 +54,6 @@ struct DevicePeaks {
   unsigned MemoryWarps = 0;  ///< Warps per multiprocessor that reach 90% of the copy's bandwidth.
 };
 
-/// A kernel whose busier resource runs at this share of the achievable peak
-/// or more is throughput-bound: it keeps its speed with the warps that
-/// saturate that resource. Below, it is latency-bound and needs every warp
-/// it had alone (the eval's DL kernels: 40-68% of both, 53-63 warps).
-constexpr double SaturatedShare = 0.8;
-
 /// One kernel as it ran alone.
 struct KernelDemand {
   std::string Name;
@@ -72,6 +68,10 @@ struct KernelDemand {
   unsigned Registers = 0;
   size_t SharedBytes = 0;
   bool Resizable = false; ///< Its block may shrink (any_block_size).
+  /// Iterations a thread of its range may load at once when the tuner
+  /// coarsens it (an elementwise kernel, kfuse/Analysis/Elementwise.h); 1:
+  /// never coarsened.
+  unsigned Coarsen = 1;
 };
 
 /// A kernel as the profile describes it, \p Threads per block.
@@ -90,6 +90,7 @@ struct FusionEstimate {
   double Speedup = 1;            ///< SequentialUs / FusedUs.
   double Overlap = 1;            ///< SequentialUs / the longest kernel: perfect overlap.
   std::vector<unsigned> Threads; ///< The split that gives FusedUs.
+  std::vector<unsigned> Coarsen; ///< Each kernel's iterations at a time there.
   unsigned BlocksPerSm = 0;
   EstimateBound Bound = EstimateBound::Kernel;
   size_t Kernel = 0;       ///< Bound Kernel: which one finishes last.
@@ -99,12 +100,12 @@ struct FusionEstimate {
   std::string boundName(const std::vector<KernelDemand> &Kernels) const;
 };
 
-/// Each kernel's modelled time in a fused block that gives it \p Threads
-/// threads, \p BlocksPerSm blocks resident per multiprocessor: its time
-/// alone, stretched where it gets fewer warps than it needs.
+/// When each kernel's range finishes in a fused block that gives it
+/// \p Threads threads, \p BlocksPerSm blocks resident per multiprocessor,
+/// \p Coarsen iterations at a time (none where empty).
 std::vector<double> rangeTimes(const std::vector<KernelDemand> &Kernels, const DeviceLimits &Device,
                                const DevicePeaks &Peaks, const std::vector<unsigned> &Threads,
-                               unsigned BlocksPerSm);
+                               unsigned BlocksPerSm, const std::vector<unsigned> &Coarsen = {});
 
 /// The estimate for \p Kernels fused side by side on \p Device: the least
 /// fused time over every split in steps of \p Step threads (kfuse tune's
