@@ -19,6 +19,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Basic/Version.h"
+#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 
@@ -249,6 +250,82 @@ void checkExitBarriers(const BodyUnderCheck &B, Reporter &Diags) {
       report(B, Diags, Bar.Call->getBeginLoc(), ID::NoteBarrierHere);
       return;
     }
+}
+
+namespace {
+
+/// References in a body to variables and functions declared outside any
+/// function.
+class OuterReferences : public clang::RecursiveASTVisitor<OuterReferences> {
+public:
+  std::vector<const clang::DeclRefExpr *> Found;
+  bool VisitDeclRefExpr(clang::DeclRefExpr *E) {
+    if (!E->getDecl()->getDeclContext()->isFunctionOrMethod())
+      Found.push_back(E);
+    return true;
+  }
+};
+
+/// Whether an edit can replace the token at \p Loc: file text, or a macro
+/// argument written in the file, not a macro's body.
+bool editable(clang::SourceLocation Loc, const clang::SourceManager &SM,
+              const clang::LangOptions &Lang) {
+  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Loc, Loc), SM, Lang)
+      .isValid();
+}
+
+/// The locals of \p Model that keep their names when the body is
+/// rewritten: those a macro body spells, so no edit can rename them.
+std::vector<const clang::VarDecl *> keptLocals(const KernelModel &Model,
+                                               const clang::SourceManager &SM) {
+  const clang::LangOptions &Lang = Model.Decl->getASTContext().getLangOpts();
+  std::vector<const clang::VarDecl *> Kept;
+  for (const clang::VarDecl *V : Model.Locals) {
+    bool Renamable = editable(V->getLocation(), SM, Lang);
+    for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
+      Renamable &= Ref->getDecl() != V || editable(Ref->getLocation(), SM, Lang);
+    if (!Renamable)
+      Kept.push_back(V);
+  }
+  return Kept;
+}
+
+/// The call site of \p Call in \p Caller.
+const CallSite *siteOf(const KernelModel &Caller, const clang::CallExpr *Call) {
+  for (const CallSite &C : Caller.Calls)
+    if (C.Call == Call)
+      return &C;
+  return nullptr;
+}
+
+} // namespace
+
+void checkNameCapture(const BodyUnderCheck &B, Reporter &Diags) {
+  // The bodies this one lands in: back to the kernel, or to the nearest
+  // call of a copy the section defines (which stands where the section
+  // begins, outside every body that calls it).
+  size_t First = B.Models.size() - 1;
+  while (First > 0) {
+    const CallSite *Into = siteOf(*B.Models[First - 1], B.CallStack[First - 1]);
+    if (!Into || Into->lowering() == CallLowering::SectionCopy)
+      break;
+    --First;
+  }
+  std::vector<std::pair<const clang::VarDecl *, const KernelModel *>> Kept;
+  for (size_t I = First; I + 1 < B.Models.size(); ++I)
+    for (const clang::VarDecl *V : keptLocals(*B.Models[I], B.SM))
+      Kept.push_back({V, B.Models[I]});
+  if (Kept.empty())
+    return;
+  OuterReferences Outer;
+  Outer.TraverseStmt(B.Model.Decl->getBody());
+  for (const clang::DeclRefExpr *Ref : Outer.Found)
+    for (const auto &[Local, Owner] : Kept)
+      if (Ref->getDecl()->getName() == Local->getName()) {
+        report(B, Diags, Ref->getLocation(), ID::NameCapture)
+            << B.Model.Name << Local->getName() << Owner->Name;
+        break;
+      }
 }
 
 void checkThreadExit(const BodyUnderCheck &B, Reporter &Diags) {

@@ -70,15 +70,18 @@ void walkBodies(const BodyUnderCheck &B, Reporter &Diags) {
   runScope<CheckScope::Kernel>(B, Diags);
   std::vector<const clang::CallExpr *> CallStack(B.CallStack.begin(), B.CallStack.end());
   std::vector<const clang::FunctionDecl *> Stack(B.Stack.begin(), B.Stack.end());
+  std::vector<const KernelModel *> Models(B.Models.begin(), B.Models.end());
   for (const CallSite &C : B.Model.Calls) {
     if (!descendsInto(C, B.Stack))
       continue;
     const KernelModel &Callee = B.Helpers.of(*C.Callee);
     CallStack.push_back(C.Call);
     Stack.push_back(Callee.Decl);
-    walkBodies({Callee, B.Kernel, B.Helpers, B.SM, CallStack, Stack}, Diags);
+    Models.push_back(&Callee);
+    walkBodies({Callee, B.Kernel, B.Helpers, B.SM, CallStack, Stack, Models}, Diags);
     CallStack.pop_back();
     Stack.pop_back();
+    Models.pop_back();
   }
 }
 
@@ -119,7 +122,8 @@ bool runKernelChecks(const KernelModel &Kernel, FunctionModels &Helpers, clang::
                      Reporter &Diags) {
   Tally T(Diags);
   const clang::FunctionDecl *Decl = Kernel.Decl;
-  walkBodies({Kernel, Kernel.Name, Helpers, SM, {}, {&Decl, 1}}, Diags);
+  const KernelModel *Model = &Kernel;
+  walkBodies({Kernel, Kernel.Name, Helpers, SM, {}, {&Decl, 1}, {&Model, 1}}, Diags);
   return T.none();
 }
 

@@ -103,18 +103,6 @@ std::string templateArgumentDeclarations(const clang::FunctionDecl &F) {
 
 namespace {
 
-/// References in a body to variables and functions declared outside any
-/// function.
-class OuterReferences : public clang::RecursiveASTVisitor<OuterReferences> {
-public:
-  std::vector<const clang::DeclRefExpr *> Found;
-  bool VisitDeclRefExpr(clang::DeclRefExpr *E) {
-    if (!E->getDecl()->getDeclContext()->isFunctionOrMethod())
-      Found.push_back(E);
-    return true;
-  }
-};
-
 /// Rewrites one body; inlines the calls in it through further instances.
 /// A prefix for the names an inlined copy of \p F declares: the function's
 /// name, after its class's for a member ("SharedMemory_op" for an operator).
@@ -154,12 +142,9 @@ public:
       Ctx.Builtins.insert(U.Var);
     RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Edits, Ctx.Names);
     Renames.insert(Locals.begin(), Locals.end());
-    bool Ok = checkCaptures();
-    size_t Enclosing = Ctx.KeptLocals.size();
-    for (const clang::VarDecl *V : Model.Locals)
-      if (!Renames.count(V))
-        Ctx.KeptLocals.push_back({V->getName().str(), Model.Name});
-    Ok &= renameSymbols(Model, Renames, Edits);
+    // Analysis refused a local that keeps its name where an inlined body
+    // would find it instead of the name it meant (checkNameCapture).
+    bool Ok = renameSymbols(Model, Renames, Edits);
     if (!ThisName.empty())
       Ok &= rewriteThis();
     Ok &= renameFileSymbols(Ctx.Renames, Model.Decl->getBody()->getSourceRange(),
@@ -180,7 +165,6 @@ public:
     // Last: it reads the loop's body with every other edit made.
     if (Ctx.Strides && Ctx.Strides->Loop.Variable->getDeclContext() == Model.Decl)
       Ok &= coarsenLoop(*Ctx.Strides);
-    Ctx.KeptLocals.resize(Enclosing);
     if (!Ok)
       return std::nullopt;
     return Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
@@ -300,25 +284,6 @@ private:
     return Ok;
   }
 
-  /// An inlined body lands inside the bodies that call it, so a name it
-  /// finds outside any function must not be a local that kept its name there.
-  bool checkCaptures() {
-    if (Ctx.KeptLocals.empty())
-      return true;
-    OuterReferences Outer;
-    Outer.TraverseStmt(Model.Decl->getBody());
-    bool Ok = true;
-    for (const clang::DeclRefExpr *Ref : Outer.Found)
-      for (const auto &[Name, Owner] : Ctx.KeptLocals)
-        if (Ref->getDecl()->getName() == Name) {
-          Ctx.Diags.report(Ref->getLocation(), Ctx.Unit.getSourceManager(), diag::ID::NameCapture)
-              << Model.Name << Name << Owner;
-          Ok = false;
-          break;
-        }
-    return Ok;
-  }
-
   std::string argumentText(const clang::CallExpr &Call, unsigned I,
                            const clang::ParmVarDecl &Param) {
     const clang::Expr *Arg = I < Call.getNumArgs() ? Call.getArg(I) : nullptr;
@@ -424,15 +389,11 @@ private:
       Names[P] = Ctx.Names.allocate(Base + "_" + (P->getIdentifier() ? P->getName().str() : "arg"));
       Params.push_back(print(P->getType(), AST, Names[P]));
     }
-    // The copy stands where the section begins, so none of the locals of
-    // the bodies that call it can capture its names.
-    auto KeptLocals = std::exchange(Ctx.KeptLocals, {});
     ReturnPlan Returns;
     Inlining.push_back(&Callee);
     std::optional<std::string> Body =
         BodyRewriter(Ctx.Helpers.of(Callee), Base, Names, Returns, Ctx, Inlining, CopyThis).run();
     Inlining.pop_back();
-    Ctx.KeptLocals = std::move(KeptLocals);
     if (!Body)
       return std::nullopt;
     std::string Name = Ctx.Names.allocate(Base + "_copy");

@@ -5,8 +5,8 @@
 // each check of a scope in the table's order, so `kfuse fuse`, `kfuse check`
 // and `kfuse list` run the same code. Checks of the Chain, Rewrite and
 // Launches scopes are raised where their facts are built (the chain proof,
-// the rewrite, the host launches); the table still names them, so
-// `kfuse list --checks` shows every refusal.
+// the preamble's renames, the host launches); the table still names them,
+// so `kfuse list --checks` shows every refusal.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_ANALYSIS_LEGALITY_H
@@ -67,6 +67,8 @@ struct BodyUnderCheck {
   llvm::ArrayRef<const clang::CallExpr *> CallStack;
   /// Definitions being inlined, outermost first, this one last.
   llvm::ArrayRef<const clang::FunctionDecl *> Stack;
+  /// Their models, in the same order.
+  llvm::ArrayRef<const KernelModel *> Models;
 };
 
 /// The kernels of one fusion; EarlierRefusals when a check of an earlier

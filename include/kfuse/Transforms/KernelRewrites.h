@@ -78,9 +78,6 @@ struct SectionContext {
   /// Dynamic shared arrays declared outside the kernel: name and the
   /// declaration of the pointer that stands for it.
   std::map<std::string, std::string> FileScopeDynamicShared{};
-  /// Locals of the bodies being rewritten that kept their names (a macro
-  /// body spells them), innermost last: the name and the function.
-  std::vector<std::pair<std::string, std::string>> KeptLocals{};
   unsigned DynamicSharedAlign = 16;
   bool UsesDynamicShared = false;
   /// Accesses to temporaries that become the variable holding the value.
