@@ -18,12 +18,21 @@ config.environment["HOME"] = os.environ.get("HOME", "/tmp")
 # before a fix, to see a new test fail there.
 kfuse = lit_config.params.get("kfuse", os.path.join(config.kfuse_binary_dir, "bin", "kfuse"))
 # A CUDA toolkit: nvcc compiles what kfuse emits, and its headers are what
-# kfuse parses kernels against. Tests that need either say `REQUIRES: nvcc`;
-# without one the suite still configures and runs the rest.
-if config.nvcc and os.path.isfile(config.nvcc) and os.access(config.nvcc, os.X_OK):
-    config.available_features.add("nvcc")
+# kfuse parses kernels against. Tests that compile or run what kfuse emits
+# say `REQUIRES: nvcc`. Tests that only parse and analyse say
+# `REQUIRES: cuda-headers`: they run against the toolkit, or, without one
+# (or with `lit -Dcuda=stand-in`), against test/Inputs/cuda-stand-in, which
+# kfuse parses with the CUDA headers Clang ships; their expectations are the
+# same under both.
+have_nvcc = bool(config.nvcc) and os.path.isfile(config.nvcc) and os.access(config.nvcc, os.X_OK)
+stand_in = lit_config.params.get("cuda", "toolkit" if have_nvcc else "stand-in") == "stand-in"
+config.available_features.add("cuda-headers")
+if stand_in:
+    config.environment["CUDA_PATH"] = os.path.join(config.kfuse_source_dir, "test", "Inputs",
+                                                   "cuda-stand-in")
+    lit_config.note("parsing against the CUDA stand-in: tests that need nvcc are unsupported")
 else:
-    lit_config.note("no nvcc found: tests that need a CUDA toolkit are unsupported")
+    config.available_features.add("nvcc")
 config.substitutions.append(("%kfuse", kfuse))
 # Every emitted file is compiled for Hopper in the test that emits it, and
 # linked beside the objects of the original sources (position-independent,

@@ -26,7 +26,8 @@ int runVersion(const ParseSettings &Settings, llvm::raw_ostream &Out) {
   Out << "\n";
   llvm::Expected<CudaInstallation> Cuda = detectCuda(Settings.CudaPath);
   if (Cuda)
-    Out << "CUDA " << Cuda->versionString() << " at " << Cuda->Path << "\n";
+    Out << "CUDA " << Cuda->versionString()
+        << (Cuda->StandIn ? " (the tests' stand-in headers)" : "") << " at " << Cuda->Path << "\n";
   else
     Out << "CUDA not found at " << Settings.CudaPath << ": " << llvm::toString(Cuda.takeError())
         << "\n";

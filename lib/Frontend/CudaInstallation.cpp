@@ -126,6 +126,8 @@ __device__ void __nv_atomic_thread_fence(int order, int scope = __NV_THREAD_SCOP
 } // namespace
 
 std::vector<ShimFile> CudaInstallation::shims() const {
+  if (StandIn) // Its cuda_runtime.h declares what the shims would.
+    return {};
   std::vector<ShimFile> Files = {{SurfaceShim, SurfaceDeclarations},
                                  {CacheShim, CacheDeclarations}};
   if (Version >= 13000)
@@ -139,18 +141,32 @@ std::vector<std::string> CudaInstallation::clangArguments(const std::string &Shi
   // not a warning of kfuse's; kfuse reads those two from their spelling.
   std::vector<std::string> Args = {"--cuda-path=" + Path, "-Wno-unknown-cuda-version",
                                    "-Wno-unknown-attributes", "-Wno-ignored-attributes"};
-  llvm::SmallString<256> Cccl(Path);
-  llvm::sys::path::append(Cccl, "include", "cccl");
-  if (llvm::sys::fs::is_directory(Cccl)) {
+  if (StandIn) {
+    // Without Clang's wrapper, which needs a toolkit's headers: the stand-in
+    // declares the runtime and includes Clang's device headers itself.
+    llvm::SmallString<256> Include(Path), Runtime;
+    llvm::sys::path::append(Include, "include");
+    Runtime = Include;
+    llvm::sys::path::append(Runtime, "cuda_runtime.h");
+    for (const char *Arg : {"-nocudainc", "-nocudalib", "-isystem"})
+      Args.push_back(Arg);
+    Args.push_back(std::string(Include));
+    Args.push_back("-include");
+    Args.push_back(std::string(Runtime));
+  } else {
+    llvm::SmallString<256> Cccl(Path);
+    llvm::sys::path::append(Cccl, "include", "cccl");
+    if (llvm::sys::fs::is_directory(Cccl)) {
+      Args.push_back("-isystem");
+      Args.push_back(std::string(Cccl));
+    }
     Args.push_back("-isystem");
-    Args.push_back(std::string(Cccl));
+    Args.push_back(ShimDir);
+    Args.push_back("-include");
+    Args.push_back(ShimDir + "/" + SurfaceShim);
+    Args.push_back("-include");
+    Args.push_back(ShimDir + "/" + CacheShim);
   }
-  Args.push_back("-isystem");
-  Args.push_back(ShimDir);
-  Args.push_back("-include");
-  Args.push_back(ShimDir + "/" + SurfaceShim);
-  Args.push_back("-include");
-  Args.push_back(ShimDir + "/" + CacheShim);
   // What nvcc defines and Clang does not: code reads as nvcc reads it.
   for (std::string Macro :
        {std::string("-D__NVCC__=1"), "-D__CUDACC_VER_MAJOR__=" + std::to_string(Version / 1000),
@@ -169,17 +185,22 @@ llvm::Expected<CudaInstallation> detectCuda(const std::string &Path) {
                                    Buffer.getError().message().c_str());
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n');
+  CudaInstallation Found{Path};
   for (llvm::StringRef Line : Lines) {
     Line = Line.trim();
     if (!Line.consume_front("#define"))
       continue;
     Line = Line.ltrim();
+    if (Line.trim() == "KFUSE_CUDA_STAND_IN 1")
+      Found.StandIn = true;
     if (!Line.consume_front("CUDA_VERSION"))
       continue;
     unsigned Version = 0;
     if (!Line.trim().getAsInteger(10, Version) && Version > 0)
-      return CudaInstallation{Path, Version};
+      Found.Version = Version;
   }
+  if (Found.Version)
+    return Found;
   return llvm::createStringError(std::errc::invalid_argument, "%s defines no CUDA_VERSION",
                                  Header.c_str());
 }

@@ -25,6 +25,7 @@
 #include "clang/Basic/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/thread.h"
 
 #include <cstring>
@@ -139,10 +140,10 @@ cl::opt<std::string> BuildDir("p", cl::desc("Build directory holding compile_com
                               cl::sub(Tune), cl::sub(Suggest), cl::cat(Category));
 cl::opt<std::string> CudaPath("cuda-path",
                               cl::desc("CUDA installation to parse against "
-                                       "(default: /usr/local/cuda)"),
-                              cl::init("/usr/local/cuda"), cl::sub(Fuse), cl::sub(Check),
-                              cl::sub(List), cl::sub(Tune), cl::sub(Suggest),
-                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(Category));
+                                       "(default: $CUDA_PATH, else /usr/local/cuda)"),
+                              cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune),
+                              cl::sub(Suggest), cl::sub(cl::SubCommand::getTopLevel()),
+                              cl::cat(Category));
 cl::opt<std::string> GpuArch("cuda-gpu-arch",
                              cl::desc("GPU architecture the kernels are read for "
                                       "(default: the compile command's, else sm_90)"),
@@ -172,6 +173,17 @@ cl::extrahelp MoreHelp(
 /// The option's value when the command line gives it.
 std::optional<std::string> Given(const cl::opt<std::string> &O) {
   return O.getNumOccurrences() ? std::optional<std::string>(O) : std::nullopt;
+}
+
+/// --cuda-path, else $CUDA_PATH (as CMake's FindCUDAToolkit reads it), else
+/// the toolkit's usual home.
+std::string cudaPath() {
+  if (CudaPath.getNumOccurrences())
+    return CudaPath;
+  if (std::optional<std::string> Env = llvm::sys::Process::GetEnv("CUDA_PATH");
+      Env && !Env->empty())
+    return *Env;
+  return "/usr/local/cuda";
 }
 
 /// The resource directory the command line names, else the one beside the
@@ -215,7 +227,7 @@ int runCommand(int argc, const char **argv) {
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([Argv0 = argv[0]](raw_ostream &OS) {
     kfuse::ParseSettings Settings;
-    Settings.CudaPath = CudaPath;
+    Settings.CudaPath = cudaPath();
     Settings.ResourceDir = resourceDir(Argv0);
     kfuse::runVersion(Settings, OS);
   });
@@ -226,7 +238,7 @@ int runCommand(int argc, const char **argv) {
     return 2;
 
   kfuse::ParseSettings Settings;
-  Settings.CudaPath = CudaPath;
+  Settings.CudaPath = cudaPath();
   Settings.GpuArch = Given(GpuArch);
   Settings.ResourceDir = resourceDir(argv[0]);
   if (!BuildDir.empty())

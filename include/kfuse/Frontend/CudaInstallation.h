@@ -18,6 +18,10 @@ struct ShimFile {
 struct CudaInstallation {
   std::string Path;
   unsigned Version = 0; ///< CUDA_VERSION, e.g. 13000 for 13.0.
+  /// Not a toolkit but the headers kfuse's tests parse against without one
+  /// (test/Inputs/cuda-stand-in; its cuda.h defines KFUSE_CUDA_STAND_IN):
+  /// Clang reads its cuda_runtime.h instead of its CUDA wrapper.
+  bool StandIn = false;
 
   std::string versionString() const;
   /// Clang arguments that let Clang 19 parse this toolkit's headers. CUDA 13
