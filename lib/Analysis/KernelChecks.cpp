@@ -22,6 +22,7 @@
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
+#include <set>
 
 namespace kfuse {
 namespace {
@@ -254,17 +255,84 @@ void checkExitBarriers(const BodyUnderCheck &B, Reporter &Diags) {
 
 namespace {
 
-/// References in a body to variables and functions declared outside any
-/// function.
-class OuterReferences : public clang::RecursiveASTVisitor<OuterReferences> {
+/// Why a name an inlined body spells would find something else where it
+/// lands (the %select of kfuse-name-capture).
+enum class Capture {
+  KeptLocal = 0,   ///< A local a macro body spells, so no edit renames it.
+  LocalKind = 1,   ///< A local type, enumerator or structured binding: never renamed.
+  MacroRename = 2, ///< The macro body spelling the use is redefined with new names.
+  OtherScope = 3,  ///< Found in the callee's namespace or class, not the kernel's.
+};
+
+/// A name a body spells that the inlined copy looks up again: a variable,
+/// function, enumerator or type declared outside any function, or the
+/// first name of a qualifier (`ns` of `ns::x`; `::x` is looked up nowhere
+/// else).
+struct SpelledName {
+  llvm::StringRef Name;
+  clang::SourceLocation Loc;
+  const clang::NamedDecl *Decl; ///< What it found; null for a qualifier.
+};
+
+class SpelledNames : public clang::RecursiveASTVisitor<SpelledNames> {
 public:
-  std::vector<const clang::DeclRefExpr *> Found;
+  std::vector<SpelledName> Found;
+
   bool VisitDeclRefExpr(clang::DeclRefExpr *E) {
-    if (!E->getDecl()->getDeclContext()->isFunctionOrMethod())
-      Found.push_back(E);
+    if (E->getDecl()->getDeclContext()->isFunctionOrMethod())
+      return true;
+    if (clang::NestedNameSpecifierLoc Q = E->getQualifierLoc())
+      qualifier(Q);
+    else if (E->getDecl()->getIdentifier())
+      Found.push_back({E->getDecl()->getName(), E->getLocation(), E->getDecl()});
     return true;
   }
+  bool VisitTypeLoc(clang::TypeLoc TL) {
+    if (auto E = TL.getAs<clang::ElaboratedTypeLoc>()) {
+      if (clang::NestedNameSpecifierLoc Q = E.getQualifierLoc()) {
+        qualifier(Q);
+        // The type it names is looked up in the qualifier, not where it lands.
+        Qualified.insert(E.getNamedTypeLoc().getBeginLoc().getRawEncoding());
+      }
+      return true;
+    }
+    const clang::NamedDecl *D = nullptr;
+    if (auto T = TL.getAs<clang::TypedefTypeLoc>())
+      D = T.getTypedefNameDecl();
+    else if (auto T = TL.getAs<clang::TagTypeLoc>())
+      D = T.getDecl();
+    if (D && D->getIdentifier() && !D->getDeclContext()->isFunctionOrMethod() &&
+        !Qualified.count(TL.getBeginLoc().getRawEncoding()))
+      Found.push_back({D->getName(), TL.getBeginLoc(), D});
+    return true;
+  }
+
+private:
+  std::set<clang::SourceLocation::UIntTy> Qualified; ///< Where qualified types begin.
+
+  /// The first name of \p Q, unless it starts at the global namespace.
+  void qualifier(clang::NestedNameSpecifierLoc Q) {
+    while (clang::NestedNameSpecifierLoc Prefix = Q.getPrefix())
+      Q = Prefix;
+    const clang::NestedNameSpecifier *N = Q.getNestedNameSpecifier();
+    const clang::NamedDecl *First = nullptr;
+    if (N->getKind() == clang::NestedNameSpecifier::Namespace)
+      First = N->getAsNamespace();
+    else if (N->getKind() == clang::NestedNameSpecifier::NamespaceAlias)
+      First = N->getAsNamespaceAlias();
+    else if (const clang::Type *T = N->getAsType())
+      First = T->getAsTagDecl();
+    if (First && First->getIdentifier())
+      Found.push_back({First->getName(), Q.getLocalBeginLoc(), nullptr});
+  }
 };
+
+/// The names a body spells that its inlined copy looks up again.
+std::vector<SpelledName> spelledNames(const clang::Stmt *Body) {
+  SpelledNames Visitor;
+  Visitor.TraverseStmt(const_cast<clang::Stmt *>(Body));
+  return std::move(Visitor.Found);
+}
 
 /// Whether an edit can replace the token at \p Loc: file text, or a macro
 /// argument written in the file, not a macro's body.
@@ -274,20 +342,53 @@ bool editable(clang::SourceLocation Loc, const clang::SourceManager &SM,
       .isValid();
 }
 
-/// The locals of \p Model that keep their names when the body is
-/// rewritten: those a macro body spells, so no edit can rename them.
-std::vector<const clang::VarDecl *> keptLocals(const KernelModel &Model,
-                                               const clang::SourceManager &SM) {
+/// Declarations of locals kfuse never renames: types, enumerators and
+/// structured bindings declared in a body.
+class LocalKinds : public clang::RecursiveASTVisitor<LocalKinds> {
+public:
+  std::vector<const clang::NamedDecl *> Found;
+  bool VisitTypedefNameDecl(clang::TypedefNameDecl *D) { return add(D); }
+  bool VisitTagDecl(clang::TagDecl *D) { return add(D); }
+  bool VisitEnumConstantDecl(clang::EnumConstantDecl *D) { return add(D); }
+  bool VisitBindingDecl(clang::BindingDecl *D) { return add(D); }
+
+private:
+  bool add(const clang::NamedDecl *D) {
+    if (D->getIdentifier())
+      Found.push_back(D);
+    return true;
+  }
+};
+
+/// A name of an enclosing body that an inlined body's spelling could find.
+struct Shadow {
+  llvm::StringRef Name;
+  const KernelModel *Owner;
+  Capture Why;
+};
+
+/// What \p Model declares that an inlined body could find instead of what
+/// its spelling meant: locals that keep their names, local kinds kfuse
+/// never renames, and (for spellings in macro bodies, which the section
+/// redefines with the new names) every parameter and local.
+std::vector<Shadow> shadowsOf(const KernelModel &Model, const clang::SourceManager &SM) {
   const clang::LangOptions &Lang = Model.Decl->getASTContext().getLangOpts();
-  std::vector<const clang::VarDecl *> Kept;
+  std::vector<Shadow> Shadows;
   for (const clang::VarDecl *V : Model.Locals) {
     bool Renamable = editable(V->getLocation(), SM, Lang);
     for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
       Renamable &= Ref->getDecl() != V || editable(Ref->getLocation(), SM, Lang);
-    if (!Renamable)
-      Kept.push_back(V);
+    Shadows.push_back(
+        {V->getName(), &Model, Renamable ? Capture::MacroRename : Capture::KeptLocal});
   }
-  return Kept;
+  for (const clang::ParmVarDecl *P : Model.Params)
+    if (P->getIdentifier())
+      Shadows.push_back({P->getName(), &Model, Capture::MacroRename});
+  LocalKinds Kinds;
+  Kinds.TraverseStmt(Model.Decl->getBody());
+  for (const clang::NamedDecl *D : Kinds.Found)
+    Shadows.push_back({D->getName(), &Model, Capture::LocalKind});
+  return Shadows;
 }
 
 /// The call site of \p Call in \p Caller.
@@ -298,9 +399,29 @@ const CallSite *siteOf(const KernelModel &Caller, const clang::CallExpr *Call) {
   return nullptr;
 }
 
+/// Whether the fused kernel, which stands where kernel \p Kernel is,
+/// finds \p D by its unqualified name: D lies at file scope or in a
+/// namespace that encloses the kernel.
+bool visibleFrom(const clang::NamedDecl &D, const clang::FunctionDecl &Kernel) {
+  const clang::DeclContext *Home = D.getDeclContext()->getRedeclContext();
+  if (Home->isTranslationUnit())
+    return true;
+  return Home->isNamespace() && Home->Encloses(Kernel.getDeclContext());
+}
+
 } // namespace
 
 void checkNameCapture(const BodyUnderCheck &B, Reporter &Diags) {
+  if (B.Models.size() < 2)
+    return; // The kernel's own body finds what it found.
+  // The names it spells: its body's, and its default arguments', which
+  // the inlined copy evaluates where the call was.
+  std::vector<SpelledName> Names = spelledNames(B.Model.Decl->getBody());
+  for (const clang::Expr *Arg : B.CallStack.back()->arguments())
+    if (const auto *Default = llvm::dyn_cast<clang::CXXDefaultArgExpr>(Arg)) {
+      std::vector<SpelledName> More = spelledNames(Default->getExpr());
+      Names.insert(Names.end(), More.begin(), More.end());
+    }
   // The bodies this one lands in: back to the kernel, or to the nearest
   // call of a copy the section defines (which stands where the section
   // begins, outside every body that calls it).
@@ -311,21 +432,28 @@ void checkNameCapture(const BodyUnderCheck &B, Reporter &Diags) {
       break;
     --First;
   }
-  std::vector<std::pair<const clang::VarDecl *, const KernelModel *>> Kept;
-  for (size_t I = First; I + 1 < B.Models.size(); ++I)
-    for (const clang::VarDecl *V : keptLocals(*B.Models[I], B.SM))
-      Kept.push_back({V, B.Models[I]});
-  if (Kept.empty())
-    return;
-  OuterReferences Outer;
-  Outer.TraverseStmt(B.Model.Decl->getBody());
-  for (const clang::DeclRefExpr *Ref : Outer.Found)
-    for (const auto &[Local, Owner] : Kept)
-      if (Ref->getDecl()->getName() == Local->getName()) {
-        report(B, Diags, Ref->getLocation(), ID::NameCapture)
-            << B.Model.Name << Local->getName() << Owner->Name;
+  std::vector<Shadow> Shadows;
+  for (size_t I = First; I + 1 < B.Models.size(); ++I) {
+    std::vector<Shadow> Of = shadowsOf(*B.Models[I], B.SM);
+    Shadows.insert(Shadows.end(), Of.begin(), Of.end());
+  }
+  const clang::FunctionDecl &Kernel = *B.Stack.front();
+  for (const SpelledName &N : Names) {
+    auto Report = [&](const std::string &Owner, Capture Why) {
+      report(B, Diags, B.SM.getExpansionLoc(N.Loc), ID::NameCapture)
+          << B.Model.Name << N.Name << Owner << static_cast<unsigned>(Why);
+    };
+    if (N.Decl && !visibleFrom(*N.Decl, Kernel)) {
+      Report(B.Kernel, Capture::OtherScope);
+      continue;
+    }
+    bool InMacroBody = N.Loc.isMacroID() && B.SM.isMacroBodyExpansion(N.Loc);
+    for (const Shadow &S : Shadows)
+      if (S.Name == N.Name && (S.Why != Capture::MacroRename || InMacroBody)) {
+        Report(S.Owner->Name, S.Why);
         break;
       }
+  }
 }
 
 void checkThreadExit(const BodyUnderCheck &B, Reporter &Diags) {
