@@ -334,14 +334,6 @@ std::vector<SpelledName> spelledNames(const clang::Stmt *Body) {
   return std::move(Visitor.Found);
 }
 
-/// Whether an edit can replace the token at \p Loc: file text, or a macro
-/// argument written in the file, not a macro's body.
-bool editable(clang::SourceLocation Loc, const clang::SourceManager &SM,
-              const clang::LangOptions &Lang) {
-  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Loc, Loc), SM, Lang)
-      .isValid();
-}
-
 /// Declarations of locals kfuse never renames: types, enumerators and
 /// structured bindings declared in a body.
 class LocalKinds : public clang::RecursiveASTVisitor<LocalKinds> {
@@ -371,16 +363,11 @@ struct Shadow {
 /// its spelling meant: locals that keep their names, local kinds kfuse
 /// never renames, and (for spellings in macro bodies, which the section
 /// redefines with the new names) every parameter and local.
-std::vector<Shadow> shadowsOf(const KernelModel &Model, const clang::SourceManager &SM) {
-  const clang::LangOptions &Lang = Model.Decl->getASTContext().getLangOpts();
+std::vector<Shadow> shadowsOf(const KernelModel &Model) {
   std::vector<Shadow> Shadows;
-  for (const clang::VarDecl *V : Model.Locals) {
-    bool Renamable = editable(V->getLocation(), SM, Lang);
-    for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
-      Renamable &= Ref->getDecl() != V || editable(Ref->getLocation(), SM, Lang);
+  for (const clang::VarDecl *V : Model.Locals)
     Shadows.push_back(
-        {V->getName(), &Model, Renamable ? Capture::MacroRename : Capture::KeptLocal});
-  }
+        {V->getName(), &Model, Model.keepsName(V) ? Capture::KeptLocal : Capture::MacroRename});
   for (const clang::ParmVarDecl *P : Model.Params)
     if (P->getIdentifier())
       Shadows.push_back({P->getName(), &Model, Capture::MacroRename});
@@ -434,7 +421,7 @@ void checkNameCapture(const BodyUnderCheck &B, Reporter &Diags) {
   }
   std::vector<Shadow> Shadows;
   for (size_t I = First; I + 1 < B.Models.size(); ++I) {
-    std::vector<Shadow> Of = shadowsOf(*B.Models[I], B.SM);
+    std::vector<Shadow> Of = shadowsOf(*B.Models[I]);
     Shadows.insert(Shadows.end(), Of.begin(), Of.end());
   }
   const clang::FunctionDecl &Kernel = *B.Stack.front();

@@ -2,6 +2,8 @@
 
 #include "kfuse/Analysis/KernelModel.h"
 
+#include "clang/Lex/Lexer.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -82,6 +84,20 @@ CallLowering CallSite::lowering() const {
       (Callee && Callee->getReturnType()->isReferenceType()))
     return CallLowering::SectionCopy;
   return CallLowering::Inline;
+}
+
+bool KernelModel::keepsName(const clang::VarDecl *V) const {
+  const clang::ASTContext &AST = Decl->getASTContext();
+  auto Editable = [&](clang::SourceLocation Loc) {
+    return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Loc, Loc),
+                                           AST.getSourceManager(), AST.getLangOpts())
+        .isValid();
+  };
+  if (!Editable(V->getLocation()))
+    return true;
+  return std::any_of(LocalRefs.begin(), LocalRefs.end(), [&](const clang::DeclRefExpr *Ref) {
+    return Ref->getDecl() == V && !Editable(Ref->getLocation());
+  });
 }
 
 std::vector<const CallSite *> KernelModel::callsToInline() const {

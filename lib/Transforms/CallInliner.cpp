@@ -140,7 +140,7 @@ public:
   std::optional<std::string> run() {
     for (const BuiltinUse &U : Model.Builtins)
       Ctx.Builtins.insert(U.Var);
-    RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Edits, Ctx.Names);
+    RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Ctx.Names);
     Renames.insert(Locals.begin(), Locals.end());
     // Analysis refused a local that keeps its name where an inlined body
     // would find it instead of the name it meant (checkNameCapture).

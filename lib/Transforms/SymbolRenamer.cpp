@@ -47,24 +47,8 @@ bool renameFileSymbols(const FileRenames &Renames, clang::SourceRange Body,
   return Ok;
 }
 
-namespace {
-
-/// Whether every spelling of \p D (its declaration and its references) is
-/// file text that an edit can rename.
-bool renamable(const clang::NamedDecl *D, const KernelModel &Model, const EditSet &Edits) {
-  if (!Edits.canEdit(clang::SourceRange(D->getLocation(), D->getLocation())))
-    return false;
-  for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
-    if (Ref->getDecl() == D &&
-        !Edits.canEdit(clang::SourceRange(Ref->getLocation(), Ref->getLocation())))
-      return false;
-  return true;
-}
-
-} // namespace
-
 RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool Params,
-                     const EditSet &Edits, NameAllocator &Names) {
+                     NameAllocator &Names) {
   RenameMap Result;
   auto Fresh = [&](const clang::NamedDecl *D, llvm::StringRef Fallback) {
     std::string Name = D->getIdentifier() ? D->getName().str() : Fallback.str();
@@ -74,7 +58,7 @@ RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool P
     for (const clang::ParmVarDecl *P : Model.Params)
       Fresh(P, "arg");
   for (const clang::VarDecl *V : Model.Locals)
-    if (renamable(V, Model, Edits))
+    if (!Model.keepsName(V))
       Fresh(V, "local");
   for (const clang::LabelDecl *L : Model.Labels)
     Fresh(L, "label");

@@ -253,19 +253,17 @@ std::vector<Load> loadsOf(const std::vector<KernelDemand> &Kernels, const Device
 }
 
 /// The iteration counts the tuner tries for the kernels it may coarsen:
-/// none coarsened, each alone and all of them (VariantSpace's choice).
+/// none coarsened, and the tuner's choices (coarsenedTogether).
 std::vector<std::vector<unsigned>> coarsenings(const std::vector<KernelDemand> &Kernels) {
-  std::vector<unsigned> None(Kernels.size(), 1), All = None;
-  std::vector<std::vector<unsigned>> Choices{None};
-  for (size_t I = 0; I < Kernels.size(); ++I)
-    if (Kernels[I].Coarsen > 1) {
-      All[I] = Kernels[I].Coarsen;
-      std::vector<unsigned> One = None;
-      One[I] = Kernels[I].Coarsen;
-      Choices.push_back(One);
-    }
-  if (All != None && std::find(Choices.begin(), Choices.end(), All) == Choices.end())
-    Choices.push_back(All);
+  std::vector<bool> Coarsenable;
+  for (const KernelDemand &K : Kernels)
+    Coarsenable.push_back(K.Coarsen > 1);
+  std::vector<std::vector<unsigned>> Choices{std::vector<unsigned>(Kernels.size(), 1)};
+  for (const std::vector<bool> &Which : coarsenedTogether(Coarsenable)) {
+    Choices.emplace_back();
+    for (size_t I = 0; I < Kernels.size(); ++I)
+      Choices.back().push_back(Which[I] ? Kernels[I].Coarsen : 1);
+  }
   return Choices;
 }
 

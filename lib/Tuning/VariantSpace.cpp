@@ -101,6 +101,19 @@ static FusedLayout layout(const std::vector<unsigned> &Threads, GridMode G,
   return L;
 }
 
+std::vector<std::vector<bool>> coarsenedTogether(const std::vector<bool> &Coarsenable) {
+  std::vector<std::vector<bool>> Together;
+  std::vector<bool> All(Coarsenable.size(), false);
+  for (size_t I = 0; I < Coarsenable.size(); ++I)
+    if (Coarsenable[I]) {
+      Together.emplace_back(Coarsenable.size(), false);
+      Together.back()[I] = All[I] = true;
+    }
+  if (Together.size() > 1)
+    Together.push_back(All);
+  return Together;
+}
+
 std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                       const std::vector<GridMode> &Grids) {
   std::vector<FusedLayout> Out;
@@ -113,17 +126,10 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
     Own.push_back(M.Threads);
   bool Reductions = std::any_of(Members.begin(), Members.end(),
                                 [](const TuneMember &M) { return M.TreeReduction; });
-  // Which kernels coarsen: each elementwise one alone, and all of them
-  // (a compute-bound kernel may lose warps to the registers it takes).
-  std::vector<std::vector<bool>> Coarsened;
-  std::vector<bool> All(Members.size(), false);
-  for (size_t I = 0; I < Members.size(); ++I)
-    if (Members[I].Elementwise) {
-      Coarsened.emplace_back(Members.size(), false);
-      Coarsened.back()[I] = All[I] = true;
-    }
-  if (Coarsened.size() > 1)
-    Coarsened.push_back(All);
+  std::vector<bool> Elementwise;
+  for (const TuneMember &M : Members)
+    Elementwise.push_back(M.Elementwise);
+  const std::vector<std::vector<bool>> Coarsened = coarsenedTogether(Elementwise);
   for (const std::vector<unsigned> &P : Splits)
     for (GridMode G : Grids) {
       if (stacksRanges(G))

@@ -239,6 +239,9 @@ struct KernelModel {
   std::vector<unsigned> asmBarrierIds() const;
   /// Calls whose bodies must be inlined.
   std::vector<const CallSite *> callsToInline() const;
+  /// Whether a macro body spells local \p V (its declaration or a use), so
+  /// that no edit can rename it and it keeps its name where it is fused.
+  bool keepsName(const clang::VarDecl *V) const;
   /// The device variables it reaches, itself or through what it calls, in
   /// source order.
   std::vector<const clang::VarDecl *> reachedDeviceVariables() const;

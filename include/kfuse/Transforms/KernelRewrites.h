@@ -105,9 +105,10 @@ bool renameFileSymbols(const FileRenames &Renames, clang::SourceRange Body,
                        const clang::SourceManager &SM, EditSet &Edits);
 
 /// Fresh names for the parameters (when \p Params), locals and labels of a
-/// body. A local whose name a macro body spells keeps it.
+/// body. A local whose name a macro body spells keeps it
+/// (KernelModel::keepsName).
 RenameMap freshNames(const KernelModel &Model, const std::string &Prefix, bool Params,
-                     const EditSet &Edits, NameAllocator &Names);
+                     NameAllocator &Names);
 
 /// Runs each tree reduction of the body (KernelModel::TreeReductions) in
 /// the first warp with one barrier, where the section asks for it and its

@@ -64,6 +64,12 @@ constexpr unsigned VerticalBlocksPerIteration = 4;
 /// still asks for any count from 1 to 8.
 constexpr unsigned CoarsenBlocks[] = {4};
 
+/// Which kernels the tuner coarsens together, given which may be coarsened
+/// (\p Coarsenable): each such kernel alone, and all of them where there
+/// are several (a compute-bound kernel may lose warps to the registers it
+/// takes).
+std::vector<std::vector<bool>> coarsenedTogether(const std::vector<bool> &Coarsenable);
+
 /// Whether \p L is what `kfuse fuse` emits untuned: \p Even side by side on
 /// the grid as launched, registers as the compiler chooses.
 bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
