@@ -110,8 +110,8 @@ llvm::StringRef scopeName(CheckScope Scope) {
     return "layout";
   case CheckScope::Ranges:
     return "ranges";
-  case CheckScope::Rewrite:
-    return "rewrite";
+  case CheckScope::Files:
+    return "files";
   case CheckScope::Launches:
     return "launches";
   }

@@ -1,4 +1,4 @@
-//===- ListCommand.cpp - `kfuse list FILE.cu` -----------------------------===//
+//===- ListCommand.cpp - `kfuse list FILE.cu...` --------------------------===//
 //
 // Shows, per kernel, what decides whether and how it can be fused, in the
 // kernel model's own terms, so a user can see why kfuse accepts or refuses.
@@ -16,6 +16,8 @@
 #include "kfuse/Analysis/MemoryAccess.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
+#include "kfuse/Transforms/HorizontalFuser.h"
+#include "kfuse/Transforms/PreambleExtractor.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
@@ -368,33 +370,74 @@ int printCommand(const SourceParser &Parser, const std::string &File, llvm::raw_
   return 0;
 }
 
+/// Warns of what \p Units, put in one fused file in this order, define that
+/// the file could not hold together, and says whether they can share one.
+void listFileSymbols(const std::vector<std::pair<ASTUnit *, std::string>> &Units, Reporter &Diags,
+                     llvm::raw_ostream &Out) {
+  std::vector<DeviceVariables> Variables;
+  Variables.reserve(Units.size());
+  std::vector<std::pair<ASTUnit *, const DeviceVariables *>> Inputs;
+  for (const auto &[Unit, File] : Units) {
+    Variables.push_back(analyzeDeviceVariables(*Unit));
+    Inputs.push_back({Unit, &Variables.back()});
+  }
+  NameAllocator Names;
+  size_t Before = Diags.refusals().size();
+  planFileRenames(Inputs, Names, Diags);
+  std::vector<llvm::StringRef> Ids;
+  for (size_t I = Before; I < Diags.refusals().size(); ++I)
+    if (!llvm::is_contained(Ids, diag::stableId(Diags.refusals()[I])))
+      Ids.push_back(diag::stableId(Diags.refusals()[I]));
+  std::vector<std::string> Files;
+  for (const auto &[Unit, File] : Units)
+    Files.push_back(File);
+  Out << "files " << llvm::join(Files, ", ") << " in one fused file: ";
+  if (Ids.empty())
+    Out << "what they define can be renamed or is the same\n";
+  else
+    Out << "cannot be fused together: file-symbols [" << llvm::join(Ids, ", ")
+        << "]; see the warnings\n";
+}
+
 } // namespace
 
 int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out) {
-  const std::string &File = Request.File;
-  if (auto [Id, Why] = unreadable(File); !Why.empty()) {
-    Diags.report(Id) << File << Why;
-    return 1;
-  }
+  for (const std::string &File : Request.Files)
+    if (auto [Id, Why] = unreadable(File); !Why.empty()) {
+      Diags.report(Id) << File << Why;
+      return 1;
+    }
   std::optional<ParserOptions> Options = makeParserOptions(Settings, Diags);
   if (!Options)
     return 1;
   SourceParser Parser(*Options, Diags);
-  if (Request.PrintCommand)
-    return printCommand(Parser, File, Out);
-  ASTUnit *Unit = Parser.parse(File);
-  if (!Unit)
-    return 1;
+  if (Request.PrintCommand) {
+    for (const std::string &File : Request.Files)
+      if (int Status = printCommand(Parser, File, Out))
+        return Status;
+    return 0;
+  }
+  std::vector<std::pair<ASTUnit *, std::string>> Units;
+  for (const std::string &File : Request.Files) {
+    ASTUnit *Unit = Parser.parse(File);
+    if (!Unit)
+      return 1;
+    Units.push_back({Unit, File});
+  }
   // What would refuse a kernel is a warning here: listing succeeds.
   Diags.refusalsAsWarnings();
-  KernelLister Lister(*Unit, Parser.rejected(*Unit), Diags, Out);
-  std::vector<const FunctionDecl *> Kernels = findKernels(*Unit);
-  if (Kernels.empty())
-    Out << "no kernels in " << File << "\n";
-  for (const FunctionDecl *K : Kernels)
-    Lister.list(*K);
-  Lister.listRejected();
+  for (const auto &[Unit, File] : Units) {
+    KernelLister Lister(*Unit, Parser.rejected(*Unit), Diags, Out);
+    std::vector<const FunctionDecl *> Kernels = findKernels(*Unit);
+    if (Kernels.empty())
+      Out << "no kernels in " << File << "\n";
+    for (const FunctionDecl *K : Kernels)
+      Lister.list(*K);
+    Lister.listRejected();
+  }
+  if (Units.size() > 1)
+    listFileSymbols(Units, Diags, Out);
   return 0;
 }
 

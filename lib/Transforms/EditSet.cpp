@@ -2,9 +2,11 @@
 
 #include "kfuse/Transforms/EditSet.h"
 
+#include "kfuse/Analysis/MacroBodies.h"
 #include "kfuse/Diagnostics/Reporter.h"
 
 #include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 
@@ -24,42 +26,35 @@ EditSet::Key EditSet::keyOf(clang::CharSourceRange File) const {
   return {Begin.first.getHashValue(), Begin.second, SM.getFileOffset(File.getEnd())};
 }
 
-bool EditSet::canEdit(clang::SourceRange Range) const { return fileRange(Range).isValid(); }
+bool EditSet::canEdit(clang::SourceRange Range) const {
+  return editableRange(Unit.getSourceManager(), Unit.getLangOpts(), Range);
+}
 
 bool EditSet::replaceToken(clang::SourceLocation Loc, llvm::StringRef Text, llvm::StringRef What) {
   clang::CharSourceRange File = fileRange(clang::SourceRange(Loc, Loc));
-  if (File.isInvalid() && Bodies && Loc.isMacroID()) {
+  if (File.isInvalid() && Bodies && Bodies->replace(Unit, Loc, Text)) {
+    // A macro #defined inside the body being rewritten is printed with
+    // it, after the section's own definition: its #define gets the edit too.
     const clang::SourceManager &SM = Unit.getSourceManager();
-    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(Loc, SM, Unit.getLangOpts());
     clang::SourceLocation Spelling = SM.getSpellingLoc(Loc);
-    if (Bodies->replace(Unit, Macro, SM.getExpansionLoc(Loc), Spelling, Text)) {
-      // A macro #defined inside the body being rewritten is printed with
-      // it, after the section's own definition: its #define gets the edit too.
-      unsigned Length = clang::Lexer::MeasureTokenLength(Spelling, SM, Unit.getLangOpts());
-      clang::CharSourceRange Token =
-          clang::CharSourceRange::getCharRange(Spelling, Spelling.getLocWithOffset(Length));
-      Edits.emplace(keyOf(Token), Edit{Token, Text.str()});
-      return true;
-    }
+    unsigned Length = clang::Lexer::MeasureTokenLength(Spelling, SM, Unit.getLangOpts());
+    clang::CharSourceRange Token =
+        clang::CharSourceRange::getCharRange(Spelling, Spelling.getLocWithOffset(Length));
+    Edits.emplace(keyOf(Token), Edit{Token, Text.str()});
+    return true;
   }
   return add(File, Loc, Text, What);
 }
 
-bool MacroBodyEdits::replace(clang::ASTUnit &Unit, llvm::StringRef Name,
-                             clang::SourceLocation Expansion, clang::SourceLocation Spelling,
+bool MacroBodyEdits::replace(clang::ASTUnit &Unit, clang::SourceLocation Loc,
                              llvm::StringRef Text) {
   const clang::SourceManager &SM = Unit.getSourceManager();
-  clang::Preprocessor &PP = Unit.getPreprocessor();
-  if (Name.empty() || SM.isInSystemHeader(Spelling))
+  const clang::MacroInfo *MI = ownMacroBody(Unit.getPreprocessor(), Loc);
+  if (!MI)
     return false;
-  const clang::MacroInfo *MI =
-      PP.getMacroDefinitionAtLoc(PP.getIdentifierInfo(Name), Expansion).getMacroInfo();
-  if (!MI || MI->isBuiltinMacro())
-    return false;
+  llvm::StringRef Name = clang::Lexer::getImmediateMacroName(Loc, SM, Unit.getLangOpts());
   clang::SourceLocation Begin = MI->getDefinitionLoc(), End = MI->getDefinitionEndLoc();
-  if (SM.getFileID(Begin) != SM.getFileID(Spelling) ||
-      SM.isBeforeInTranslationUnit(Spelling, Begin) || SM.isBeforeInTranslationUnit(End, Spelling))
-    return false;
+  clang::SourceLocation Spelling = SM.getSpellingLoc(Loc);
   Macro &M = Macros[Name.str()];
   if (M.Definition.empty())
     M.Definition = clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(Begin, End),
@@ -68,7 +63,8 @@ bool MacroBodyEdits::replace(clang::ASTUnit &Unit, llvm::StringRef Name,
   unsigned Offset = SM.getFileOffset(Spelling) - SM.getFileOffset(Begin);
   unsigned Length = clang::Lexer::MeasureTokenLength(Spelling, SM, Unit.getLangOpts());
   auto [It, New] = M.Edits.emplace(Offset, std::make_pair(Length, Text.str()));
-  // One spelling that must become two things: refused as before.
+  // One spelling that must become two things: refused (checkMacroBodies
+  // refuses it in advance).
   return New || It->second.second == Text;
 }
 

@@ -175,8 +175,7 @@ private:
       SourceLocation Spelled = SM.getSpellingLoc(S.Loc);
       const std::string &NewName = Renames.NewNames.at(S.Symbol);
       if (!SM.isWrittenInMainFile(Spelled)) {
-        Diags.report(S.Loc, SM, diag::ID::HelperClash) << S.Symbol->getName() << NewName;
-        Ok = false;
+        Ok = false; // planFileRenames reported it (kfuse-helper-clash).
         continue;
       }
       if (inDropped(Spelled) || !Done.insert(SM.getFileOffset(Spelled)).second)
@@ -986,6 +985,10 @@ planFileRenames(const std::vector<std::pair<ASTUnit *, const DeviceVariables *>>
           continue;
         Renames->NewNames[S.Symbol] = It->second;
         Renames->Spellings.push_back(S);
+        // Another file's macro spells it: no edit of this file renames it.
+        SourceManager &SM = Unit->getSourceManager();
+        if (!SM.isWrittenInMainFile(SM.getSpellingLoc(S.Loc)))
+          Diags.report(S.Loc, SM, diag::ID::HelperClash) << S.Symbol->getName() << It->second;
       }
     std::set<std::string> Files = projectFiles(*Unit);
     Renames->UndefineBefore = macrosToUndefine(Macros, Files);

@@ -5,7 +5,7 @@
 //   kfuse check CONFIG.yaml [--fusion NAME] [--tuning RESULTS.json] [-p BUILD_DIR] [-- ARGS]
 //   kfuse tune CONFIG.yaml [--fusion NAME] [--bundle DIR] [--run [--gpus LIST]] [-o OUT.cu]
 //   kfuse tune CONFIG.yaml --results RESULTS.json [-o OUT.cu] [--report DIR]
-//   kfuse list FILE.cu [--print-command] [-p BUILD_DIR] [-- ARGS]
+//   kfuse list FILE.cu... [--print-command] [-p BUILD_DIR] [-- ARGS]
 //   kfuse list --checks
 //   kfuse suggest [FILES.cu] [--profile NCU.csv [--peaks RESULTS.json]] [-o CONFIG.yaml]
 //                 [--markdown OUT.md]
@@ -113,8 +113,8 @@ cl::opt<std::string> Gpus("gpus",
                           cl::desc("With --run: spread the fusions over these GPUs of one "
                                    "model, one harness per GPU ('0,1', 'all')"),
                           cl::value_desc("list"), cl::sub(Tune), cl::cat(Category));
-cl::opt<std::string> ListFile(cl::Positional, cl::desc("<file.cu>"), cl::sub(List),
-                              cl::cat(Category));
+cl::list<std::string> ListFiles(cl::Positional, cl::desc("<file.cu>..."), cl::sub(List),
+                                cl::cat(Category));
 cl::opt<bool> ListChecks("checks",
                          cl::desc("Print every legality check and the refusals it raises, "
                                   "instead of a file's kernels"),
@@ -307,11 +307,12 @@ int runCommand(int argc, const char **argv) {
   if (List) {
     if (ListChecks)
       return kfuse::runListChecks(outs());
-    if (ListFile.empty()) {
+    if (ListFiles.empty()) {
       errs() << "kfuse list: name a .cu file, or give --checks\n";
       return 2;
     }
-    return kfuse::runList(Settings, {ListFile, PrintCommand}, Diags, outs());
+    return kfuse::runList(Settings, {{ListFiles.begin(), ListFiles.end()}, PrintCommand}, Diags,
+                          outs());
   }
   cl::PrintHelpMessage();
   return 2;

@@ -109,6 +109,8 @@ public:
       : Unit(Unit), Rejected(Rejected) {}
   /// The model of \p F's definition, which must have a body.
   const KernelModel &of(const clang::FunctionDecl &F);
+  /// The translation unit the functions belong to.
+  clang::ASTUnit &unit() const { return Unit; }
 
 private:
   clang::ASTUnit &Unit;

@@ -3,7 +3,7 @@
 // Every refusal kfuse can raise belongs to one check of LegalityChecks.def.
 // A check is a function of its scope's signature; the runners below call
 // each check of a scope in the table's order, so `kfuse fuse`, `kfuse check`
-// and `kfuse list` run the same code. Checks of the Chain, Rewrite and
+// and `kfuse list` run the same code. Checks of the Chain, Files and
 // Launches scopes are raised where their facts are built (the chain proof,
 // the preamble's renames, the host launches); the table still names them,
 // so `kfuse list --checks` shows every refusal.
@@ -33,7 +33,7 @@ enum class CheckScope {
   Chain,    ///< what flows along a vertical chain
   Layout,   ///< the grid and each kernel's share of the block's threads
   Ranges,   ///< the planned thread ranges and register counts
-  Rewrite,  ///< the rewrite of the kernels and their files
+  Files,    ///< what the input files define, put in one fused file
   Launches, ///< the host launches --rewrite-launches replaces
 };
 
@@ -122,7 +122,7 @@ std::optional<std::string> callObstacle(const CallSite &C,
 #define KFUSE_DECLARE_Layout(Name) void check##Name(const LayoutUnderCheck &L, Reporter &Diags);
 #define KFUSE_DECLARE_Ranges(Name) void check##Name(const RangesUnderCheck &R, Reporter &Diags);
 #define KFUSE_DECLARE_Chain(Name)
-#define KFUSE_DECLARE_Rewrite(Name)
+#define KFUSE_DECLARE_Files(Name)
 #define KFUSE_DECLARE_Launches(Name)
 #include "kfuse/Analysis/LegalityChecks.def"
 #undef KFUSE_DECLARE_Kernel
@@ -131,7 +131,7 @@ std::optional<std::string> callObstacle(const CallSite &C,
 #undef KFUSE_DECLARE_Layout
 #undef KFUSE_DECLARE_Ranges
 #undef KFUSE_DECLARE_Chain
-#undef KFUSE_DECLARE_Rewrite
+#undef KFUSE_DECLARE_Files
 #undef KFUSE_DECLARE_Launches
 
 } // namespace kfuse

@@ -83,13 +83,16 @@ int runTune(const ParseSettings &Settings, const TuneRequest &Request, Reporter 
             llvm::raw_ostream &Out);
 
 struct ListRequest {
-  std::string File;
+  /// The files to list; a fused file would hold them in this order.
+  std::vector<std::string> Files;
   bool PrintCommand = false; ///< Print the Clang command line instead.
 };
 
-/// Prints what the fuser needs to know of every kernel in the file, or the
-/// command line kfuse parses it with. Warns of each refusal a kernel check
-/// raises, as `kfuse fuse` would refuse the kernel beside any partner.
+/// Prints what the fuser needs to know of every kernel in the files, or the
+/// command line kfuse parses each with. Warns of each refusal a kernel check
+/// raises, as `kfuse fuse` would refuse the kernel beside any partner, and,
+/// given several files, of what they define that one fused file could not
+/// hold together (the file-symbols check).
 int runList(const ParseSettings &Settings, const ListRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
 /// Prints the legality registry: every check, its scope, what it proves and

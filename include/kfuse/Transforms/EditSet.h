@@ -1,8 +1,9 @@
 //===- EditSet.h - source edits gathered from several rewrites --*- C++ -*-===//
 //
 // Rewrites say what to replace by AST location; the edit set maps that to the
-// characters of the file (through macro arguments when it can) and refuses,
-// with a diagnostic, a location that only exists inside a macro's body.
+// characters of the file (through macro arguments when it can) by the rules
+// of Analysis/MacroBodies.h, whose check refuses in advance what they cannot
+// reach; a location only a macro's body holds is reported here too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KFUSE_TRANSFORMS_EDITSET_H
@@ -25,11 +26,10 @@ class Reporter;
 /// edits made.
 class MacroBodyEdits {
 public:
-  /// Replaces the token spelled at \p Spelling, inside the body of the
-  /// macro \p Name expanded at \p Expansion; false when the token is not in
-  /// such a body or an earlier edit made it something else.
-  bool replace(clang::ASTUnit &Unit, llvm::StringRef Name, clang::SourceLocation Expansion,
-               clang::SourceLocation Spelling, llvm::StringRef Text);
+  /// Replaces the token at \p Loc, spelled in the body of one of the
+  /// file's own macros (ownMacroBody); false when it is not spelled in such
+  /// a body or an earlier edit made it something else.
+  bool replace(clang::ASTUnit &Unit, clang::SourceLocation Loc, llvm::StringRef Text);
   /// Each edited macro, "NAME(args) body" with its edits, by name.
   std::map<std::string, std::string> definitions() const;
 

@@ -1,0 +1,40 @@
+//===- MacroBodies.h - where an edit of the source can reach -----*- C++ -*-===//
+//
+// The rewrite replaces tokens and ranges of the kernels' files. What it can
+// reach is a fact of the source, decided here once: the legality check
+// (checkMacroBodies) refuses in advance what the rewrite could not edit,
+// and the rewrite's edit set maps edits by the same rules.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KFUSE_ANALYSIS_MACROBODIES_H
+#define KFUSE_ANALYSIS_MACROBODIES_H
+
+#include "clang/Basic/SourceLocation.h"
+
+namespace clang {
+class LangOptions;
+class MacroInfo;
+class Preprocessor;
+class SourceManager;
+} // namespace clang
+
+namespace kfuse {
+
+/// Whether the tokens of \p Range are characters of one file that an edit
+/// can replace: written there, or one whole macro expansion.
+bool editableRange(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
+                   clang::SourceRange Range);
+
+/// The macro of the kernel's own files in whose body the token at \p Loc is
+/// spelled, which a section can define again with the token edited; null
+/// when the token is not spelled in such a body (a system header's macro, a
+/// token pasted or passed from elsewhere).
+const clang::MacroInfo *ownMacroBody(clang::Preprocessor &PP, clang::SourceLocation Loc);
+
+/// Whether an edit can replace the token at \p Loc: in the file, or in the
+/// body of one of the file's own macros (ownMacroBody).
+bool editableToken(clang::Preprocessor &PP, clang::SourceLocation Loc);
+
+} // namespace kfuse
+
+#endif

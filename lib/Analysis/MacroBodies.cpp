@@ -1,0 +1,249 @@
+//===- MacroBodies.cpp - spellings the rewrite can reach, checked first ----===//
+//
+// Each construct the rewrite edits in a body it inlines or copies (renamed
+// names, returns, calls, barriers, qualified built-ins, dynamic shared
+// declarations, group queries, discarded branches) must be spelled where an
+// edit reaches it. A token in the body of one of the file's own macros is
+// reached by defining the macro again in the section, once for all its uses
+// there, so every use in the section must need the same edit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kfuse/Analysis/MacroBodies.h"
+
+#include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/Legality.h"
+#include "kfuse/Diagnostics/Reporter.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
+#include "clang/Lex/Preprocessor.h"
+
+#include <map>
+#include <set>
+
+namespace kfuse {
+
+bool editableRange(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
+                   clang::SourceRange Range) {
+  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range), SM,
+                                         LangOpts)
+      .isValid();
+}
+
+const clang::MacroInfo *ownMacroBody(clang::Preprocessor &PP, clang::SourceLocation Loc) {
+  const clang::SourceManager &SM = PP.getSourceManager();
+  if (!Loc.isMacroID())
+    return nullptr;
+  llvm::StringRef Name = clang::Lexer::getImmediateMacroName(Loc, SM, PP.getLangOpts());
+  clang::SourceLocation Spelling = SM.getSpellingLoc(Loc);
+  if (Name.empty() || SM.isInSystemHeader(Spelling))
+    return nullptr;
+  const clang::MacroInfo *MI =
+      PP.getMacroDefinitionAtLoc(PP.getIdentifierInfo(Name), SM.getExpansionLoc(Loc))
+          .getMacroInfo();
+  if (!MI || MI->isBuiltinMacro())
+    return nullptr;
+  clang::SourceLocation Begin = MI->getDefinitionLoc(), End = MI->getDefinitionEndLoc();
+  if (SM.getFileID(Begin) != SM.getFileID(Spelling) ||
+      SM.isBeforeInTranslationUnit(Spelling, Begin) || SM.isBeforeInTranslationUnit(End, Spelling))
+    return nullptr;
+  return MI;
+}
+
+bool editableToken(clang::Preprocessor &PP, clang::SourceLocation Loc) {
+  return editableRange(PP.getSourceManager(), PP.getLangOpts(), clang::SourceRange(Loc, Loc)) ||
+         ownMacroBody(PP, Loc);
+}
+
+namespace {
+
+using diag::ID;
+
+/// One rewritten body of the section: the kernel's, an inlined call's (each
+/// call its own copy, with its own fresh names), or a section copy's (one
+/// for all its calls).
+struct SectionBody {
+  const KernelModel *Model;
+  unsigned Instance;
+};
+
+/// The edits of one body, checked as the rewrite makes them.
+class BodyEdits {
+public:
+  BodyEdits(const KernelModel &Model, bool CopyRoot, clang::Preprocessor &PP, Reporter &Diags)
+      : Model(Model), CopyRoot(CopyRoot), PP(PP), SM(PP.getSourceManager()), Diags(Diags) {}
+
+  /// Each renamed token of the body, with the name it gets from: a
+  /// declaration (fresh in every copy of the body), or `this`.
+  std::vector<std::pair<clang::SourceLocation, const void *>> renamedTokens() const {
+    std::vector<std::pair<clang::SourceLocation, const void *>> Tokens;
+    auto Renamed = [&](const clang::ValueDecl *D) {
+      const auto *V = llvm::dyn_cast<clang::VarDecl>(D);
+      if (!V)
+        return false;
+      if (const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(V))
+        return llvm::is_contained(Model.Params, P);
+      return llvm::is_contained(Model.Locals, V) && !Model.keepsName(V);
+    };
+    for (const clang::VarDecl *V : Model.Locals)
+      if (Renamed(V))
+        Tokens.push_back({V->getLocation(), V});
+    for (const clang::DeclRefExpr *Ref : Model.LocalRefs)
+      if (Renamed(Ref->getDecl()))
+        Tokens.push_back({Ref->getLocation(), Ref->getDecl()});
+    for (const clang::LabelStmt *Label : Model.LabelStmts)
+      Tokens.push_back({Label->getIdentLoc(), Label->getDecl()});
+    for (const clang::GotoStmt *Goto : Model.Gotos)
+      Tokens.push_back({Goto->getLabelLoc(), Goto->getLabel()});
+    if (isInstanceMethod()) {
+      for (const clang::CXXThisExpr *This : Model.ExplicitThis)
+        Tokens.push_back({This->getLocation(), &Model});
+      for (const clang::MemberExpr *M : Model.ImplicitMembers)
+        Tokens.push_back({M->getMemberLoc(), &Model});
+    }
+    return Tokens;
+  }
+
+  /// Refuses each construct of the body no edit can reach.
+  void check(llvm::ArrayRef<const clang::FunctionDecl *> Stack) {
+    for (const auto &[Loc, Source] : renamedTokens())
+      if (!editableToken(PP, Loc))
+        refuse(Loc, nameAt(Loc));
+    for (const BuiltinUse &U : Model.Builtins)
+      if (U.Ref->hasQualifier())
+        range(U.Ref->getSourceRange(), U.Ref->getDecl()->getName());
+    for (const Barrier &B : Model.Barriers)
+      // A plain barrier or the callee of a counting one, spelled in a
+      // macro, is one the section defines again for the macro's uses.
+      if (B.Kind == BarrierKind::GroupSync || B.Kind == BarrierKind::Named)
+        range(B.Call->getSourceRange(), B.Callee);
+    std::set<const clang::Stmt *> Prefixed; // Returns a call is hoisted out of.
+    for (const CallSite *C : Model.callsToInline()) {
+      if (C->Effect.Rejected || callObstacle(*C, Stack))
+        continue; // Refused by the calls check.
+      std::string Name = C->Callee->getNameAsString();
+      if (C->lowering() == CallLowering::SectionCopy) {
+        range(C->Call->getSourceRange(), Name);
+      } else if (C->Position == CallPosition::Statement) {
+        range(C->Site->getSourceRange(), Name);
+      } else if (C->Position == CallPosition::Hoisted) {
+        range(C->Whole->getSourceRange(), Name);
+        if (llvm::isa<clang::ReturnStmt>(C->Site))
+          Prefixed.insert(C->Site);
+        else
+          range(C->Site->getSourceRange(), "statement");
+      }
+    }
+    // A copy's own returns stay returns, unless a call is hoisted out of them.
+    for (const Return &R : Model.Returns)
+      if (!CopyRoot || Prefixed.count(R.Stmt))
+        range(R.Stmt->getSourceRange(), "return");
+    for (const SharedVariable &S : Model.Shared)
+      if (S.Dynamic && !S.FileScope)
+        range(S.Var->getSourceRange(), S.Var->getName());
+    for (const GroupQueryUse &Q : Model.GroupQueries) {
+      const clang::FunctionDecl *F = Q.Call->getDirectCallee();
+      range(Q.Call->getSourceRange(), F ? F->getName() : "thread_rank");
+    }
+    for (const clang::CompoundStmt *C : Model.DiscardedBranches)
+      range(C->getSourceRange(), "a discarded 'if constexpr' branch");
+  }
+
+  /// Reports \p What at \p At, once: a macro expanded once may hold
+  /// several uses of one name.
+  void refuse(clang::SourceLocation At, llvm::StringRef What) {
+    clang::SourceLocation Expansion = SM.getExpansionLoc(At);
+    if (!Reported.insert({Expansion.getRawEncoding(), What.str()}).second)
+      return;
+    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, PP.getLangOpts());
+    Diags.report(Expansion, SM, ID::MacroBodyUse) << What << Macro;
+  }
+
+  llvm::StringRef nameAt(clang::SourceLocation Loc) const {
+    return clang::Lexer::getSpelling(SM.getSpellingLoc(Loc), Buffer, SM, PP.getLangOpts());
+  }
+
+private:
+  const KernelModel &Model;
+  bool CopyRoot;
+  clang::Preprocessor &PP;
+  clang::SourceManager &SM;
+  Reporter &Diags;
+  mutable llvm::SmallString<32> Buffer;
+  std::set<std::pair<unsigned, std::string>> Reported;
+
+  bool isInstanceMethod() const {
+    const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(Model.Decl);
+    return Method && Method->isInstance();
+  }
+
+  void range(clang::SourceRange R, llvm::StringRef What) {
+    if (!editableRange(SM, PP.getLangOpts(), R))
+      refuse(R.getBegin(), What);
+  }
+};
+
+/// The bodies the section of \p Kernel rewrites, in the rewrite's order:
+/// each inlined call's body once per call, each copied callee's once.
+void collectSection(const KernelModel &Model, FunctionModels &Helpers,
+                    std::vector<const clang::FunctionDecl *> &Stack,
+                    std::set<const clang::FunctionDecl *> &Copied,
+                    std::vector<SectionBody> &Bodies) {
+  Bodies.push_back({&Model, static_cast<unsigned>(Bodies.size())});
+  for (const CallSite *C : Model.callsToInline()) {
+    if (C->Effect.Rejected || callObstacle(*C, Stack))
+      continue;
+    const clang::FunctionDecl *Callee = C->Callee->getDefinition();
+    if (C->lowering() == CallLowering::SectionCopy && !Copied.insert(Callee).second)
+      continue;
+    Stack.push_back(Callee);
+    collectSection(Helpers.of(*Callee), Helpers, Stack, Copied, Bodies);
+    Stack.pop_back();
+  }
+}
+
+/// A token of a macro body that two copies of a body, or two names, need
+/// edited differently: the section can define the macro only one way.
+void checkOneEditPerSpelling(const BodyUnderCheck &B, Reporter &Diags) {
+  clang::Preprocessor &PP = B.Helpers.unit().getPreprocessor();
+  std::vector<const clang::FunctionDecl *> Stack(B.Stack.begin(), B.Stack.end());
+  std::set<const clang::FunctionDecl *> Copied;
+  std::vector<SectionBody> Bodies;
+  collectSection(B.Model, B.Helpers, Stack, Copied, Bodies);
+  // The spelling's offset in its file: what the section's definition edits.
+  std::map<std::pair<clang::FileID, unsigned>, std::pair<unsigned, const void *>> First;
+  std::set<std::pair<clang::FileID, unsigned>> Reported;
+  for (const SectionBody &Body : Bodies) {
+    BodyEdits Edits(*Body.Model, false, PP, Diags);
+    for (const auto &[Loc, Source] : Edits.renamedTokens()) {
+      if (!ownMacroBody(PP, Loc) || editableRange(B.SM, PP.getLangOpts(), {Loc, Loc}))
+        continue;
+      std::pair<clang::FileID, unsigned> Key = B.SM.getDecomposedLoc(B.SM.getSpellingLoc(Loc));
+      auto [It, New] = First.emplace(Key, std::make_pair(Body.Instance, Source));
+      if (!New && It->second != std::make_pair(Body.Instance, Source) &&
+          Reported.insert(Key).second)
+        Edits.refuse(Loc, Edits.nameAt(Loc));
+    }
+  }
+}
+
+} // namespace
+
+void checkMacroBodies(const BodyUnderCheck &B, Reporter &Diags) {
+  clang::Preprocessor &PP = B.Helpers.unit().getPreprocessor();
+  bool CopyRoot = false;
+  if (B.Models.size() > 1)
+    for (const CallSite &C : B.Models[B.Models.size() - 2]->Calls)
+      if (C.Call == B.CallStack.back())
+        CopyRoot = C.lowering() == CallLowering::SectionCopy;
+  BodyEdits(B.Model, CopyRoot, PP, Diags).check(B.Stack);
+  if (B.Models.size() == 1)
+    checkOneEditPerSpelling(B, Diags);
+}
+
+} // namespace kfuse
