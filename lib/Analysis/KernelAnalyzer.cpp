@@ -413,6 +413,18 @@ public:
   bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) {
     return inLoop(S, [&] { return Base::TraverseCXXForRangeStmt(S); });
   }
+  // A call in an unevaluated operand (sizeof, alignof, noexcept, decltype)
+  // never runs: it stays as written, and the function it names stays
+  // declared in the fused file. (Device code has no typeid.)
+  bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
+    return unevaluated([&] { return Base::TraverseUnaryExprOrTypeTraitExpr(E); });
+  }
+  bool TraverseCXXNoexceptExpr(CXXNoexceptExpr *E) {
+    return unevaluated([&] { return Base::TraverseCXXNoexceptExpr(E); });
+  }
+  bool TraverseDecltypeTypeLoc(DecltypeTypeLoc TL) {
+    return unevaluated([&] { return Base::TraverseDecltypeTypeLoc(TL); });
+  }
   bool TraverseLambdaExpr(LambdaExpr *E) {
     ++LambdaDepth;
     bool Result = Base::TraverseLambdaExpr(E);
@@ -487,6 +499,8 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
+    if (UnevaluatedDepth)
+      return true;
     const FunctionDecl *Callee = Call->getDirectCallee();
     StringRef Name = calleeName(Callee);
     if (isWarpSync(Name)) {
@@ -538,6 +552,8 @@ public:
   /// Constructions kfuse does not inline: each is kept when its constructor
   /// or the destructor that runs later does something.
   bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+    if (UnevaluatedDepth)
+      return true;
     CalleeEffect Effect = Effects.lifetimeEffect(*C);
     if (Effect.touchesBlock() || Effect.Unknown || Effect.GroupCall || Effect.Rejected ||
         Effect.WarpSync)
@@ -554,6 +570,14 @@ private:
   std::set<const DeclRefExpr *> SeenRefs;
   std::set<const VarDecl *> SeenGlobals;
   unsigned LambdaDepth = 0;
+  unsigned UnevaluatedDepth = 0;
+
+  template <typename Fn> bool unevaluated(Fn Traverse) {
+    ++UnevaluatedDepth;
+    bool Result = Traverse();
+    --UnevaluatedDepth;
+    return Result;
+  }
 
   template <typename Fn> bool inLoop(const Stmt *S, Fn Traverse) {
     Loops.insert(Loops.begin(), S);
