@@ -24,14 +24,15 @@
 #include "clang/Lex/Preprocessor.h"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 namespace kfuse {
 
 bool editableRange(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
                    clang::SourceRange Range) {
-  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range), SM,
-                                         LangOpts)
+  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range), SM, LangOpts)
       .isValid();
 }
 
@@ -55,6 +56,18 @@ const clang::MacroInfo *ownMacroBody(clang::Preprocessor &PP, clang::SourceLocat
   return MI;
 }
 
+std::string spelledText(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
+                        clang::SourceRange Range) {
+  clang::SourceLocation Begin = SM.getSpellingLoc(Range.getBegin());
+  clang::SourceLocation End = SM.getSpellingLoc(Range.getEnd());
+  if (SM.getFileID(Begin) == SM.getFileID(End) && !SM.isBeforeInTranslationUnit(End, Begin))
+    return clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(Begin, End), SM,
+                                       LangOpts)
+        .str();
+  llvm::SmallString<32> Buffer;
+  return clang::Lexer::getSpelling(Begin, Buffer, SM, LangOpts).str();
+}
+
 bool editableToken(clang::Preprocessor &PP, clang::SourceLocation Loc) {
   return editableRange(PP.getSourceManager(), PP.getLangOpts(), clang::SourceRange(Loc, Loc)) ||
          ownMacroBody(PP, Loc);
@@ -70,6 +83,7 @@ using diag::ID;
 struct SectionBody {
   const KernelModel *Model;
   unsigned Instance;
+  std::vector<const clang::FunctionDecl *> Stack; ///< The definitions inlined, this one last.
 };
 
 /// The edits of one body, checked as the rewrite makes them.
@@ -109,8 +123,10 @@ public:
     return Tokens;
   }
 
-  /// Refuses each construct of the body no edit can reach.
+  /// Refuses each construct of the body no edit can reach, and each text
+  /// the rewrite reads there (the body, arguments, returned values).
   void check(llvm::ArrayRef<const clang::FunctionDecl *> Stack) {
+    range(Model.Decl->getBody()->getSourceRange(), Model.Decl->getName());
     for (const auto &[Loc, Source] : renamedTokens())
       if (!editableToken(PP, Loc))
         refuse(Loc, nameAt(Loc));
@@ -127,22 +143,35 @@ public:
       if (C->Effect.Rejected || callObstacle(*C, Stack))
         continue; // Refused by the calls check.
       std::string Name = C->Callee->getNameAsString();
+      bool Replaced = true;
       if (C->lowering() == CallLowering::SectionCopy) {
-        range(C->Call->getSourceRange(), Name);
+        Replaced = range(C->Call->getSourceRange(), Name);
       } else if (C->Position == CallPosition::Statement) {
-        range(C->Site->getSourceRange(), Name);
+        Replaced = range(C->Site->getSourceRange(), Name);
       } else if (C->Position == CallPosition::Hoisted) {
-        range(C->Whole->getSourceRange(), Name);
+        Replaced = range(C->Whole->getSourceRange(), Name);
         if (llvm::isa<clang::ReturnStmt>(C->Site))
           Prefixed.insert(C->Site);
         else
-          range(C->Site->getSourceRange(), "statement");
+          Replaced &= range(C->Site->getSourceRange(), "statement");
       }
+      if (!Replaced)
+        continue; // One refusal for the call.
+      // The arguments and the object are copied into the inlined body.
+      for (const clang::Expr *Arg : C->Call->arguments())
+        if (!llvm::isa<clang::CXXDefaultArgExpr>(Arg))
+          read(Arg->getSourceRange());
+      if (const auto *Member = llvm::dyn_cast<clang::CXXMemberCallExpr>(C->Call))
+        if (const clang::Expr *Object = Member->getImplicitObjectArgument();
+            Object && !llvm::isa<clang::CXXThisExpr>(Object->IgnoreParenImpCasts()))
+          read(Object->getSourceRange());
     }
     // A copy's own returns stay returns, unless a call is hoisted out of them.
     for (const Return &R : Model.Returns)
       if (!CopyRoot || Prefixed.count(R.Stmt))
-        range(R.Stmt->getSourceRange(), "return");
+        if (range(R.Stmt->getSourceRange(), "return"))
+          if (const clang::Expr *Value = R.Stmt->getRetValue(); Value && !CopyRoot)
+            read(Value->getSourceRange());
     for (const SharedVariable &S : Model.Shared)
       if (S.Dynamic && !S.FileScope)
         range(S.Var->getSourceRange(), S.Var->getName());
@@ -182,9 +211,18 @@ private:
     return Method && Method->isInstance();
   }
 
-  void range(clang::SourceRange R, llvm::StringRef What) {
+  /// Whether an edit can replace \p R; refuses it when not.
+  bool range(clang::SourceRange R, llvm::StringRef What) {
+    if (editableRange(SM, PP.getLangOpts(), R))
+      return true;
+    refuse(R.getBegin(), What);
+    return false;
+  }
+
+  /// Text the rewrite copies: named by how it is spelled.
+  void read(clang::SourceRange R) {
     if (!editableRange(SM, PP.getLangOpts(), R))
-      refuse(R.getBegin(), What);
+      refuse(R.getBegin(), spelledText(SM, PP.getLangOpts(), R));
   }
 };
 
@@ -194,7 +232,7 @@ void collectSection(const KernelModel &Model, FunctionModels &Helpers,
                     std::vector<const clang::FunctionDecl *> &Stack,
                     std::set<const clang::FunctionDecl *> &Copied,
                     std::vector<SectionBody> &Bodies) {
-  Bodies.push_back({&Model, static_cast<unsigned>(Bodies.size())});
+  Bodies.push_back({&Model, static_cast<unsigned>(Bodies.size()), Stack});
   for (const CallSite *C : Model.callsToInline()) {
     if (C->Effect.Rejected || callObstacle(*C, Stack))
       continue;
@@ -207,28 +245,73 @@ void collectSection(const KernelModel &Model, FunctionModels &Helpers,
   }
 }
 
-/// A token of a macro body that two copies of a body, or two names, need
-/// edited differently: the section can define the macro only one way.
+/// Where an edit lands: the copy of a body it belongs to (Section for a
+/// macro body, which the section defines once for all), the file, and the
+/// offsets of its first and last characters.
+using Place = std::tuple<unsigned, clang::FileID, unsigned, unsigned>;
+constexpr unsigned Section = ~0u;
+
+/// The range a call the rewrite inlines replaces, if any.
+std::optional<clang::SourceRange> inlinedRange(const CallSite &C) {
+  if (C.lowering() != CallLowering::Inline || C.Effect.Rejected)
+    return std::nullopt;
+  if (C.Position == CallPosition::Statement)
+    return C.Site->getSourceRange();
+  if (C.Position == CallPosition::Hoisted)
+    return C.Whole->getSourceRange();
+  return std::nullopt;
+}
+
+/// Edits that land on the same characters must be one edit: a token of a
+/// macro body, which the section defines once for the copies of all its
+/// bodies, and text of the file that one body reaches twice (a macro
+/// argument the macro expands twice). A macro #defined again between two
+/// uses the section edits cannot be defined once for both.
 void checkOneEditPerSpelling(const BodyUnderCheck &B, Reporter &Diags) {
   clang::Preprocessor &PP = B.Helpers.unit().getPreprocessor();
+  const clang::LangOptions &LangOpts = PP.getLangOpts();
   std::vector<const clang::FunctionDecl *> Stack(B.Stack.begin(), B.Stack.end());
   std::set<const clang::FunctionDecl *> Copied;
   std::vector<SectionBody> Bodies;
   collectSection(B.Model, B.Helpers, Stack, Copied, Bodies);
-  // The spelling's offset in its file: what the section's definition edits.
-  std::map<std::pair<clang::FileID, unsigned>, std::pair<unsigned, const void *>> First;
-  std::set<std::pair<clang::FileID, unsigned>> Reported;
+  std::map<Place, std::pair<unsigned, const void *>> First;
+  std::map<std::string, const clang::MacroInfo *> Definitions;
   for (const SectionBody &Body : Bodies) {
     BodyEdits Edits(*Body.Model, false, PP, Diags);
+    auto Claim = [&](Place P, const void *Source, clang::SourceLocation At, llvm::StringRef What) {
+      auto [It, New] = First.emplace(P, std::make_pair(Body.Instance, Source));
+      if (!New && It->second != std::make_pair(Body.Instance, Source))
+        Edits.refuse(At, What);
+    };
+    auto InFile = [&](clang::SourceRange R) -> std::optional<Place> {
+      clang::CharSourceRange File =
+          clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(R), B.SM, LangOpts);
+      if (File.isInvalid())
+        return std::nullopt;
+      auto [Id, Begin] = B.SM.getDecomposedLoc(File.getBegin());
+      return Place{Body.Instance, Id, Begin, B.SM.getFileOffset(File.getEnd())};
+    };
     for (const auto &[Loc, Source] : Edits.renamedTokens()) {
-      if (!ownMacroBody(PP, Loc) || editableRange(B.SM, PP.getLangOpts(), {Loc, Loc}))
+      if (std::optional<Place> P = InFile({Loc, Loc})) {
+        Claim(*P, Source, Loc, Edits.nameAt(Loc));
         continue;
-      std::pair<clang::FileID, unsigned> Key = B.SM.getDecomposedLoc(B.SM.getSpellingLoc(Loc));
-      auto [It, New] = First.emplace(Key, std::make_pair(Body.Instance, Source));
-      if (!New && It->second != std::make_pair(Body.Instance, Source) &&
-          Reported.insert(Key).second)
+      }
+      const clang::MacroInfo *MI = ownMacroBody(PP, Loc);
+      if (!MI)
+        continue; // BodyEdits::check refuses it.
+      llvm::StringRef Name = clang::Lexer::getImmediateMacroName(Loc, B.SM, LangOpts);
+      if (Definitions.emplace(Name.str(), MI).first->second != MI) {
         Edits.refuse(Loc, Edits.nameAt(Loc));
+        continue;
+      }
+      auto [Id, Offset] = B.SM.getDecomposedLoc(B.SM.getSpellingLoc(Loc));
+      Claim({Section, Id, Offset, Offset}, Source, Loc, Edits.nameAt(Loc));
     }
+    for (const CallSite *C : Body.Model->callsToInline())
+      if (std::optional<clang::SourceRange> R = inlinedRange(*C);
+          R && !callObstacle(*C, Body.Stack))
+        if (std::optional<Place> P = InFile(*R))
+          Claim(*P, C, R->getBegin(), C->Callee->getName());
   }
 }
 

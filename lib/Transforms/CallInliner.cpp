@@ -167,7 +167,10 @@ public:
       Ok &= coarsenLoop(*Ctx.Strides);
     if (!Ok)
       return std::nullopt;
-    return Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
+    std::string Text = Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
+    if (Edits.failed()) // Text it read lies in a macro's body: reported.
+      return std::nullopt;
+    return Text;
   }
 
 private:

@@ -56,6 +56,11 @@ bool MacroBodyEdits::replace(clang::ASTUnit &Unit, clang::SourceLocation Loc,
   clang::SourceLocation Begin = MI->getDefinitionLoc(), End = MI->getDefinitionEndLoc();
   clang::SourceLocation Spelling = SM.getSpellingLoc(Loc);
   Macro &M = Macros[Name.str()];
+  // A name #defined again between two uses: one section definition cannot
+  // stand for both (checkMacroBodies refuses it in advance).
+  if (M.Info && M.Info != MI)
+    return false;
+  M.Info = MI;
   if (M.Definition.empty())
     M.Definition = clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(Begin, End),
                                                SM, Unit.getLangOpts())
@@ -122,6 +127,15 @@ bool EditSet::add(clang::CharSourceRange File, clang::SourceLocation At, llvm::S
 
 std::string EditSet::rewrittenText(clang::SourceRange Range) const {
   clang::CharSourceRange File = fileRange(Range);
+  if (File.isInvalid()) {
+    clang::SourceManager &SM = Unit.getSourceManager();
+    clang::SourceLocation At = Range.getBegin();
+    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, Unit.getLangOpts());
+    Diags.report(SM.getExpansionLoc(At), SM, diag::ID::MacroBodyUse)
+        << spelledText(SM, Unit.getLangOpts(), Range) << Macro;
+    Unreadable = true;
+    return "";
+  }
   Key Outer = keyOf(File);
   if (auto Whole = Edits.find(Outer); Whole != Edits.end())
     return Whole->second.Text;

@@ -11,6 +11,8 @@
 
 #include "clang/Basic/SourceLocation.h"
 
+#include <string>
+
 namespace clang {
 class LangOptions;
 class MacroInfo;
@@ -30,6 +32,11 @@ bool editableRange(const clang::SourceManager &SM, const clang::LangOptions &Lan
 /// when the token is not spelled in such a body (a system header's macro, a
 /// token pasted or passed from elsewhere).
 const clang::MacroInfo *ownMacroBody(clang::Preprocessor &PP, clang::SourceLocation Loc);
+
+/// The text of \p Range as written, for a diagnostic: inside the macro
+/// body that spells it when it lies there.
+std::string spelledText(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
+                        clang::SourceRange Range);
 
 /// Whether an edit can replace the token at \p Loc: in the file, or in the
 /// body of one of the file's own macros (ownMacroBody).

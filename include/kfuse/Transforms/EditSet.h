@@ -11,6 +11,7 @@
 
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Frontend/ASTUnit.h"
+#include "clang/Lex/MacroInfo.h"
 
 #include <map>
 #include <string>
@@ -35,6 +36,7 @@ public:
 
 private:
   struct Macro {
+    const clang::MacroInfo *Info = nullptr;                     ///< The definition edited.
     std::string Definition;                                     ///< As written, from its name on.
     std::map<unsigned, std::pair<unsigned, std::string>> Edits; ///< Offset: length, text.
   };
@@ -60,8 +62,12 @@ public:
   /// Whether the tokens of \p Range are characters of a file that an edit can replace.
   bool canEdit(clang::SourceRange Range) const;
 
-  /// The text of \p Range with the edits inside it applied.
+  /// The text of \p Range with the edits inside it applied. A range no
+  /// edit can reach (part of a macro's body) is reported, and failed()
+  /// says so afterwards.
   std::string rewrittenText(clang::SourceRange Range) const;
+  /// Whether a range rewrittenText was asked for lay where no edit reaches.
+  bool failed() const { return Unreadable; }
 
 private:
   struct Edit {
@@ -79,6 +85,7 @@ private:
   Reporter &Diags;
   MacroBodyEdits *Bodies;
   std::map<Key, Edit> Edits;
+  mutable bool Unreadable = false;
 };
 
 } // namespace kfuse
