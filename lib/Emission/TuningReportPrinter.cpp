@@ -41,15 +41,6 @@ std::string threads(const CandidateResult &C) {
 
 } // namespace
 
-const ProfiledKernel *FusionProfile::of(const std::string &Name) const {
-  if (!Error.empty())
-    return nullptr;
-  for (size_t I = 0; I < Launches.size() && I < Measured.Launches.size(); ++I)
-    if (Launches[I] == Name)
-      return &Measured.Launches[I];
-  return nullptr;
-}
-
 std::string printReport(const TuneResults &R, const std::vector<Verdict> &Verdicts) {
   std::ostringstream OS;
   OS << "# kfuse tune report\n\n"

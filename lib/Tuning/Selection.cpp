@@ -129,6 +129,15 @@ bool fromJSON(const llvm::json::Value &V, NativeKernel &K, llvm::json::Path P) {
          mapCount(V, P, "static_shared_bytes", K.StaticShared);
 }
 
+const ProfiledKernel *FusionProfile::of(const std::string &Name) const {
+  if (!Error.empty())
+    return nullptr;
+  for (size_t I = 0; I < Launches.size() && I < Measured.Launches.size(); ++I)
+    if (Launches[I] == Name)
+      return &Measured.Launches[I];
+  return nullptr;
+}
+
 /// A profile the harness could not take, or whose CSV kfuse cannot read,
 /// is no measurement error: the report says why it has no explanation.
 bool fromJSON(const llvm::json::Value &V, FusionProfile &F, llvm::json::Path P) {
