@@ -549,4 +549,8 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
   return {std::move(K), ""};
 }
 
+bool coarsenable(const ElementwiseResult &E, bool AnyGrid) {
+  return E.Kernel && (E.Kernel->Loop || !AnyGrid);
+}
+
 } // namespace kfuse

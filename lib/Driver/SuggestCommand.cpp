@@ -13,6 +13,7 @@
 #include "Support.h"
 #include "kfuse/Pipeline/FusionPipeline.h"
 
+#include "kfuse/Analysis/Elementwise.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelLaunches.h"
 #include "kfuse/Analysis/LaunchArguments.h"
@@ -91,7 +92,7 @@ public:
       return 1;
     Suggestions S = describe();
     if (Profile)
-      attachProfile(S, *Profile, Calibration ? &*Calibration : nullptr);
+      attachProfile(S, *Profile, Calibration ? &*Calibration : nullptr, Parser);
     checkReadiness(S, Parser);
     Diags.report(diag::ID::SuggestWork)
         << std::to_string(Related) << std::to_string(Found.size()) << std::to_string(FusedToCheck)
@@ -393,7 +394,8 @@ private:
 
   /// With \p Calibration, the estimate divides by the peaks the harness
   /// measured on the GPU; without, by the profile's shares of peak.
-  void attachProfile(Suggestions &S, const ProfileResult &P, const TuneResults *Calibration) {
+  void attachProfile(Suggestions &S, const ProfileResult &P, const TuneResults *Calibration,
+                     SourceParser &Parser) {
     S.Profiled = true;
     std::set<std::string> Matched;
     for (SuggestedLaunch &L : S.Launches)
@@ -414,11 +416,17 @@ private:
     for (const ProfiledKernel &K : P.Kernels)
       if (!Matched.count(K.Name))
         Diags.report(diag::ID::ProfileUnmatched) << K.Name;
+    std::map<size_t, unsigned> Coarsen;
     for (Candidate &C : S.Candidates) {
       std::vector<KernelDemand> Of;
       for (size_t I : C.Members)
-        if (S.Launches[I].Profile)
+        if (S.Launches[I].Profile) {
           Of.push_back(demandOf(*S.Launches[I].Profile));
+          auto [It, New] = Coarsen.try_emplace(I, 1);
+          if (New)
+            It->second = estimatedCoarsening(coarsenable(S.Launches[I], Found[I], Parser));
+          Of.back().Coarsen = It->second;
+        }
       if (Of.size() != C.Members.size())
         continue;
       DevicePeaks Peaks;
@@ -430,6 +438,20 @@ private:
       // Each kernel keeps the block it is launched with.
       C.Bound = estimateFusion(Of, Device, Peaks, 32);
     }
+  }
+
+  /// Whether kfuse tune would coarsen launch \p L's kernel on the config
+  /// suggest writes, which launches it with its block and never says
+  /// any_grid.
+  static bool coarsenable(const SuggestedLaunch &L, const FoundLaunch &F, SourceParser &Parser) {
+    if (!F.DeviceKernel || !F.DeviceKernel->doesThisDeclarationHaveABody() || !L.Block)
+      return false;
+    std::array<unsigned, 3> Block;
+    for (size_t D = 0; D < 3; ++D)
+      Block[D] = static_cast<unsigned>((*L.Block)[D]);
+    KernelModel Model = analyzeKernel(*F.Device, *F.DeviceKernel, Parser.rejected(*F.Device));
+    return kfuse::coarsenable(
+        findElementwise(Model, analyzeAccesses(*F.DeviceKernel, Block), Block), false);
   }
 
   /// kfuse check on each candidate that could run side by side: the

@@ -48,11 +48,9 @@ namespace {
 TuneMember tuneMember(const FusionMember &M) {
   TuneMember T{M.Spec->blockThreads(), M.Spec->AnyBlockSize,
                reachesTreeReduction(M.Model, *M.Helpers)};
-  // A kernel for any grid runs once on a persistent grid: only its own
-  // grid-stride loop can run several iterations at a time.
-  ElementwiseResult E =
-      findElementwise(M.Model, analyzeAccesses(*M.Model.Decl, M.Spec->Block), M.Spec->Block);
-  T.Elementwise = E.Kernel && (E.Kernel->Loop || !M.Spec->AnyGrid);
+  T.Elementwise = coarsenable(
+      findElementwise(M.Model, analyzeAccesses(*M.Model.Decl, M.Spec->Block), M.Spec->Block),
+      M.Spec->AnyGrid);
   return T;
 }
 

@@ -39,6 +39,10 @@ KernelDemand demandOf(const ProfiledKernel &K) {
   return D;
 }
 
+unsigned estimatedCoarsening(bool Coarsenable) {
+  return Coarsenable ? *std::max_element(std::begin(CoarsenBlocks), std::end(CoarsenBlocks)) : 1;
+}
+
 std::string FusionEstimate::boundName(const std::vector<KernelDemand> &Kernels) const {
   switch (Bound) {
   case EstimateBound::Memory:

@@ -44,8 +44,7 @@ FusionExplanation explain(const TuneResults &R, const FusionResult &F, const Eva
     D.Us = 1000 * Alone->Median; // The harness's clock, as the fused time's.
     D.Threads = Shape[K].Threads;
     D.Resizable = Shape[K].Resizable;
-    if (Shape[K].Elementwise)
-      D.Coarsen = *std::max_element(std::begin(CoarsenBlocks), std::end(CoarsenBlocks));
+    D.Coarsen = estimatedCoarsening(Shape[K].Elementwise);
     if (K < F.Natives.size()) {
       D.Registers = static_cast<unsigned>(F.Natives[K].Registers);
       D.SharedBytes = static_cast<size_t>(F.Natives[K].StaticShared);

@@ -139,3 +139,8 @@ TEST(Estimate, BlocksPerSmFollowRegistersAndThreads) {
   EXPECT_EQ(H.blocksPerSm(64, 0, 0), 32u);
   EXPECT_EQ(H.blocksPerSm(256, 0, 100000), 2u);
 }
+
+TEST(Estimate, CountsTheMostIterationsTheTunerTriesForACoarsenableKernel) {
+  EXPECT_EQ(kfuse::estimatedCoarsening(true), 4u);
+  EXPECT_EQ(kfuse::estimatedCoarsening(false), 1u);
+}

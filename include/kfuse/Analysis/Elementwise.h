@@ -96,6 +96,12 @@ struct ElementwiseResult {
 ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
                                   std::optional<std::array<unsigned, 3>> Block);
 
+/// Whether the tuner may run several of the kernel's iterations at a time
+/// (\p E, as findElementwise found it): a kernel launched with any grid
+/// (\p AnyGrid) runs once on a persistent grid, so only its own grid-stride
+/// loop can.
+bool coarsenable(const ElementwiseResult &E, bool AnyGrid);
+
 } // namespace kfuse
 
 #endif

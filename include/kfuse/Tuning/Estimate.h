@@ -77,6 +77,10 @@ struct KernelDemand {
 /// A kernel as the profile describes it, \p Threads per block.
 KernelDemand demandOf(const ProfiledKernel &K);
 
+/// KernelDemand::Coarsen for a kernel the tuner may coarsen
+/// (\p Coarsenable) or not: the most iterations at a time it tries.
+unsigned estimatedCoarsening(bool Coarsenable);
+
 /// What binds the estimated fused time.
 enum class EstimateBound {
   Memory, ///< All kernels' DRAM traffic at the achievable bandwidth.
