@@ -54,6 +54,9 @@ std::string describeProfile(const FusionExplanation &E, const CandidateResult &C
                   against(P.ActiveWarps, Warps, false) + " warps active per multiprocessor";
   if (P.BarrierStalls)
     S += ", " + fixed(*P.BarrierStalls, 0) + "% of active warps waiting at a barrier";
+  if (std::optional<double> Extra = E.extraInstructions(P))
+    S += "; it executes " + fixed(100 * std::abs(*Extra), 0) + "% " +
+         (*Extra < 0 ? "fewer" : "more") + " warp instructions than the originals together";
   return S + ".";
 }
 

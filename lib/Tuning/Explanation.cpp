@@ -16,6 +16,18 @@ double FusionExplanation::error() const {
              : 0;
 }
 
+std::optional<double> FusionExplanation::extraInstructions(const ProfiledKernel &Fused) const {
+  double Originals = 0;
+  for (const ProfiledKernel *O : this->Originals) {
+    if (!O->WarpInsts)
+      return std::nullopt;
+    Originals += *O->WarpInsts;
+  }
+  if (!Fused.WarpInsts || Originals <= 0)
+    return std::nullopt;
+  return *Fused.WarpInsts / Originals - 1;
+}
+
 FusionExplanation explain(const TuneResults &R, const FusionResult &F, const EvaluationRow &Row,
                           const std::vector<TuneMember> &Shape, unsigned Step) {
   FusionExplanation E;

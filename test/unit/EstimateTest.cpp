@@ -1,6 +1,7 @@
 //===- EstimateTest.cpp - the calibrated estimate of a fusion -------------===//
 
 #include "kfuse/Tuning/Estimate.h"
+#include "kfuse/Tuning/Explanation.h"
 
 #include <gtest/gtest.h>
 
@@ -143,4 +144,20 @@ TEST(Estimate, BlocksPerSmFollowRegistersAndThreads) {
 TEST(Estimate, CountsTheMostIterationsTheTunerTriesForACoarsenableKernel) {
   EXPECT_EQ(kfuse::estimatedCoarsening(true), 4u);
   EXPECT_EQ(kfuse::estimatedCoarsening(false), 1u);
+}
+
+TEST(Explanation, ExtraInstructionsAreAgainstTheOriginalsTogether) {
+  kfuse::ProfiledKernel A, B, Fused;
+  A.WarpInsts = 100;
+  B.WarpInsts = 300;
+  Fused.WarpInsts = 440;
+  kfuse::FusionExplanation E;
+  E.Originals = {&A, &B};
+  ASSERT_TRUE(E.extraInstructions(Fused).has_value());
+  EXPECT_NEAR(*E.extraInstructions(Fused), 0.10, 1e-12);
+  Fused.WarpInsts = 360;
+  EXPECT_NEAR(*E.extraInstructions(Fused), -0.10, 1e-12);
+  // A profile without instructions: no claim.
+  B.WarpInsts.reset();
+  EXPECT_FALSE(E.extraInstructions(Fused).has_value());
 }

@@ -36,6 +36,10 @@ struct FusionExplanation {
   double measuredSpeedup() const;
   /// The estimated fused time over the measured one, minus 1; 0 without both.
   double error() const;
+  /// The warp instructions \p Fused executed over those the originals
+  /// executed together, less one (kfuse's range dispatch, loops over blocks
+  /// and coarsening add some); none where one profile lacks them.
+  std::optional<double> extraInstructions(const ProfiledKernel &Fused) const;
 };
 
 /// The explanation of \p Row's fusion, whose kernels are \p Shape, split
