@@ -68,6 +68,13 @@ std::string spelledText(const clang::SourceManager &SM, const clang::LangOptions
   return clang::Lexer::getSpelling(Begin, Buffer, SM, LangOpts).str();
 }
 
+void reportMacroBodyUse(Reporter &Diags, clang::SourceManager &SM,
+                        const clang::LangOptions &LangOpts, clang::SourceLocation At,
+                        llvm::StringRef What) {
+  llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, LangOpts);
+  Diags.report(SM.getExpansionLoc(At), SM, diag::ID::MacroBodyUse) << What << Macro;
+}
+
 bool editableToken(clang::Preprocessor &PP, clang::SourceLocation Loc) {
   return editableRange(PP.getSourceManager(), PP.getLangOpts(), clang::SourceRange(Loc, Loc)) ||
          ownMacroBody(PP, Loc);
@@ -189,8 +196,7 @@ public:
     clang::SourceLocation Expansion = SM.getExpansionLoc(At);
     if (!Reported.insert({Expansion.getRawEncoding(), What.str()}).second)
       return;
-    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, PP.getLangOpts());
-    Diags.report(Expansion, SM, ID::MacroBodyUse) << What << Macro;
+    reportMacroBodyUse(Diags, SM, PP.getLangOpts(), At, What);
   }
 
   llvm::StringRef nameAt(clang::SourceLocation Loc) const {

@@ -111,15 +111,13 @@ bool EditSet::add(clang::CharSourceRange File, clang::SourceLocation At, llvm::S
                   llvm::StringRef What) {
   clang::SourceManager &SM = Unit.getSourceManager();
   if (File.isInvalid()) {
-    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, Unit.getLangOpts());
-    Diags.report(SM.getExpansionLoc(At), SM, diag::ID::MacroBodyUse) << What << Macro;
+    reportMacroBodyUse(Diags, SM, Unit.getLangOpts(), At, What);
     return false;
   }
   auto [It, New] = Edits.emplace(keyOf(File), Edit{File, Text.str()});
   if (!New && It->second.Text != Text) {
     // One spelling that must become two things: a macro argument used in two roles.
-    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, Unit.getLangOpts());
-    Diags.report(SM.getExpansionLoc(At), SM, diag::ID::MacroBodyUse) << What << Macro;
+    reportMacroBodyUse(Diags, SM, Unit.getLangOpts(), At, What);
     return false;
   }
   return true;
@@ -129,10 +127,8 @@ std::string EditSet::rewrittenText(clang::SourceRange Range) const {
   clang::CharSourceRange File = fileRange(Range);
   if (File.isInvalid()) {
     clang::SourceManager &SM = Unit.getSourceManager();
-    clang::SourceLocation At = Range.getBegin();
-    llvm::StringRef Macro = clang::Lexer::getImmediateMacroName(At, SM, Unit.getLangOpts());
-    Diags.report(SM.getExpansionLoc(At), SM, diag::ID::MacroBodyUse)
-        << spelledText(SM, Unit.getLangOpts(), Range) << Macro;
+    reportMacroBodyUse(Diags, SM, Unit.getLangOpts(), Range.getBegin(),
+                       spelledText(SM, Unit.getLangOpts(), Range));
     Unreadable = true;
     return "";
   }

@@ -10,6 +10,7 @@
 #define KFUSE_ANALYSIS_MACROBODIES_H
 
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 
@@ -21,6 +22,8 @@ class SourceManager;
 } // namespace clang
 
 namespace kfuse {
+
+class Reporter;
 
 /// Whether the tokens of \p Range are characters of one file that an edit
 /// can replace: written there, or one whole macro expansion.
@@ -41,6 +44,14 @@ std::string spelledText(const clang::SourceManager &SM, const clang::LangOptions
 /// Whether an edit can replace the token at \p Loc: in the file, or in the
 /// body of one of the file's own macros (ownMacroBody).
 bool editableToken(clang::Preprocessor &PP, clang::SourceLocation Loc);
+
+/// Refuses an edit of \p What, spelled at \p At where no edit reaches
+/// (kfuse-macro-body): reported at the expansion, naming the macro whose
+/// body or argument spells it. The check and the rewrite's backstop word
+/// it the same.
+void reportMacroBodyUse(Reporter &Diags, clang::SourceManager &SM,
+                        const clang::LangOptions &LangOpts, clang::SourceLocation At,
+                        llvm::StringRef What);
 
 } // namespace kfuse
 
