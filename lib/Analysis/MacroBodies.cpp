@@ -30,10 +30,15 @@
 
 namespace kfuse {
 
+clang::CharSourceRange editableChars(const clang::SourceManager &SM,
+                                     const clang::LangOptions &LangOpts, clang::SourceRange Range) {
+  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range), SM,
+                                         LangOpts);
+}
+
 bool editableRange(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
                    clang::SourceRange Range) {
-  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range), SM, LangOpts)
-      .isValid();
+  return editableChars(SM, LangOpts, Range).isValid();
 }
 
 const clang::MacroInfo *ownMacroBody(clang::Preprocessor &PP, clang::SourceLocation Loc) {

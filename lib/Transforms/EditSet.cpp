@@ -16,8 +16,7 @@
 namespace kfuse {
 
 clang::CharSourceRange EditSet::fileRange(clang::SourceRange Range) const {
-  return clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(Range),
-                                         Unit.getSourceManager(), Unit.getLangOpts());
+  return editableChars(Unit.getSourceManager(), Unit.getLangOpts(), Range);
 }
 
 EditSet::Key EditSet::keyOf(clang::CharSourceRange File) const {

@@ -25,8 +25,13 @@ namespace kfuse {
 
 class Reporter;
 
-/// Whether the tokens of \p Range are characters of one file that an edit
-/// can replace: written there, or one whole macro expansion.
+/// The characters of one file that an edit of the tokens of \p Range
+/// replaces: where they are written there, or one whole macro expansion;
+/// invalid otherwise.
+clang::CharSourceRange editableChars(const clang::SourceManager &SM,
+                                     const clang::LangOptions &LangOpts, clang::SourceRange Range);
+
+/// Whether an edit can replace the tokens of \p Range (editableChars).
 bool editableRange(const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
                    clang::SourceRange Range);
 
