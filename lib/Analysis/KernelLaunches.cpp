@@ -788,23 +788,40 @@ private:
       B.Roots.Any = V.AnyBuffer;
       B.Roots.Why = V.Unfollowed;
       B.Roots.Received = V.Received;
-      Out.push_back(std::move(B));
+      addUse(Out, std::move(B));
     }
     if (!Uses[I])
       return Out;
     for (const VariableUse &Var : Uses[I]->DeviceVariables) {
       BufferUse B{Var.Name, {}, Var.Use};
       B.Roots.Names.insert(Var.Name);
-      Out.push_back(std::move(B));
+      addUse(Out, std::move(B));
     }
     if (Uses[I]->Unseen != ParamUse::None) {
       BufferUse B{Uses[I]->UnseenAt, {}, Uses[I]->Unseen};
       B.Roots.Any = true;
       B.Roots.Why = "at '" + Uses[I]->UnseenAt + "', " + L.KernelName + " reaches memory through " +
                     Uses[I]->UnseenWhy + ", which kfuse cannot tie to an argument";
-      Out.push_back(std::move(B));
+      addUse(Out, std::move(B));
     }
     return Out;
+  }
+
+  /// One allocation passed to several parameters (k<<<>>>(d, d, n), or
+  /// (base, base + n)) is one buffer of the launch, used as all of them
+  /// together: kfuse does not compare offsets, so any two overlap.
+  static void addUse(std::vector<BufferUse> &Uses, BufferUse B) {
+    for (BufferUse &U : Uses)
+      if (U.Name == B.Name) {
+        U.Use = combine(U.Use, B.Use);
+        U.Roots.Names.insert(B.Roots.Names.begin(), B.Roots.Names.end());
+        if (B.Roots.Any && !U.Roots.Any)
+          U.Roots.Why = B.Roots.Why;
+        U.Roots.Any |= B.Roots.Any;
+        U.Roots.Received |= B.Roots.Received;
+        return;
+      }
+    Uses.push_back(std::move(B));
   }
 
   LaunchPair relate(size_t I, size_t J) const {
@@ -820,11 +837,11 @@ private:
         P.Conflicts.push_back({LaunchConflict::UnknownKernel, What, Launches[K].Loc, "", ""});
       }
     std::vector<BufferUse> First = buffersOf(I), Second = buffersOf(J);
-    std::set<std::pair<std::string, std::string>> Named;
+    // Each side names a buffer once (addUse), so each pair is related once.
     for (const BufferUse &X : First)
       for (const BufferUse &Y : Second) {
         std::string Why;
-        if (!X.Roots.mayShare(Y.Roots, Why) || !Named.insert({X.Name, Y.Name}).second)
+        if (!X.Roots.mayShare(Y.Roots, Why))
           continue;
         std::string Other = X.Name == Y.Name ? "" : Y.Name;
         std::string Alias = X.Name == Y.Name ? "" : Why;
