@@ -3,6 +3,7 @@
 #include "kfuse/Analysis/KernelLaunches.h"
 
 #include "kfuse/Analysis/HostAliases.h"
+#include "kfuse/Analysis/HostEffects.h"
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/MemoryAccess.h"
@@ -904,6 +905,10 @@ private:
         P.Conflicts.push_back({LaunchConflict::HostUse, Use, Loc, "", ""});
         continue;
       }
+      if (std::string Change = changedThroughAlias(Between, Given, *A.Caller); !Change.empty()) {
+        P.Conflicts.push_back({LaunchConflict::AliasedWrite, Change, Loc, "", ""});
+        continue;
+      }
       if (const CallExpr *Wait = waitingCall(Between))
         P.Assumptions.push_back({LaunchAssumption::HostWaits,
                                  Wait->getDirectCallee()->getNameAsString(),
@@ -956,6 +961,20 @@ private:
             }))
           return Path;
     }
+    return "";
+  }
+
+  /// A variable a launch is given that other names reach, when \p S may
+  /// write through one of them (the rewrite's operand rule asks the same):
+  /// "'c', whose address is taken, ... may change: a store through a pointer".
+  static std::string changedThroughAlias(const Stmt *S, const std::set<const VarDecl *> &Given,
+                                         const FunctionDecl &Caller) {
+    std::string Write = indirectWrite(S);
+    if (Write.empty())
+      return "";
+    for (const VarDecl *V : Given)
+      if (std::string Why = otherNames(*V, *Caller.getBody()); !Why.empty())
+        return "'" + V->getNameAsString() + "' (" + Why + ") through " + Write;
     return "";
   }
 
@@ -1110,6 +1129,9 @@ std::string describe(const LaunchConflict &X, const std::string &A, const std::s
     return A + " and " + B + " both write " + Buffer;
   case LaunchConflict::HostUse:
     return "host code between them uses " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
+  case LaunchConflict::AliasedWrite:
+    return "host code between them may change " + X.Buffer + " (" + launchLocation(SM, X.Loc) +
+           ")";
   case LaunchConflict::UnknownKernel:
     return "kfuse cannot read the launch of " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
   }

@@ -2,6 +2,7 @@
 
 #include "kfuse/Analysis/LaunchRewrites.h"
 
+#include "kfuse/Analysis/HostEffects.h"
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Diagnostics/Reporter.h"
 
@@ -87,103 +88,6 @@ Named namedBy(const Expr *E) {
   } F;
   F.TraverseStmt(const_cast<Expr *>(E));
   return F.Out;
-}
-
-/// A local whose value only its own name reads and writes: no address
-/// taken, no reference bound to it, no member called on it. Others may
-/// change through any write or call.
-bool privateLocal(const VarDecl &V, const Stmt &Body) {
-  if (!V.hasLocalStorage() || V.getType()->isReferenceType() || V.getType()->isArrayType())
-    return false;
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const VarDecl &V;
-    ParentMap Parents;
-    bool Escapes = false;
-    Finder(const VarDecl &V, const Stmt &Body) : V(V), Parents(const_cast<Stmt *>(&Body)) {}
-    bool VisitDeclRefExpr(DeclRefExpr *R) {
-      if (R->getDecl() != &V)
-        return true;
-      const Stmt *P = Parents.getParent(R);
-      // Parentheses and const-qualifying conversions (a class value passed by
-      // value binds as const) change nothing.
-      while (P && (isa<ParenExpr>(P) || (isa<ImplicitCastExpr>(P) &&
-                                         cast<ImplicitCastExpr>(P)->getCastKind() == CK_NoOp)))
-        P = Parents.getParent(P);
-      const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(P);
-      const auto *B = dyn_cast_or_null<BinaryOperator>(P);
-      const auto *U = dyn_cast_or_null<UnaryOperator>(P);
-      const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(P);
-      const auto *Member = dyn_cast_or_null<MemberExpr>(P);
-      const Stmt *MemberUse = Member ? Parents.getParent(Member) : nullptr;
-      const auto *MemberRead = dyn_cast_or_null<ImplicitCastExpr>(MemberUse);
-      bool Plain = (Cast && Cast->getCastKind() == CK_LValueToRValue) ||
-                   // A copy of a class value (dim3 grid), or a field read.
-                   (Copy && Copy->getConstructor()->isCopyOrMoveConstructor() &&
-                    Copy->getConstructor()->isTrivial()) ||
-                   (Member && !Member->isArrow() && MemberRead &&
-                    MemberRead->getCastKind() == CK_LValueToRValue) ||
-                   (B && B->isAssignmentOp() && B->getLHS()->IgnoreParens() == R) ||
-                   (U && U->isIncrementDecrementOp()) ||
-                   (U && U->getOpcode() == UO_AddrOf && allocatedThrough(U));
-      Escapes |= !Plain;
-      return !Escapes;
-    }
-    /// `cudaMalloc(&p, ...)`: the runtime stores the new buffer, and keeps
-    /// no address of p.
-    bool allocatedThrough(const UnaryOperator *U) {
-      const Stmt *P = Parents.getParent(U);
-      while (P && isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXReinterpretCastExpr,
-                      CXXStaticCastExpr>(P))
-        P = Parents.getParent(P);
-      const auto *C = dyn_cast_or_null<CallExpr>(P);
-      const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
-      return F && F->getIdentifier() &&
-             llvm::is_contained({"cudaMalloc", "cudaMallocManaged", "cudaMallocHost",
-                                 "cudaHostAlloc", "cudaMallocAsync", "cudaMallocPitch",
-                                 "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaEventCreate",
-                                 "cudaEventCreateWithFlags"},
-                                F->getName());
-    }
-  } F(V, Body);
-  F.TraverseStmt(const_cast<Stmt *>(&Body));
-  return !F.Escapes;
-}
-
-/// What in \p S may write memory that is not a private local's own name: a
-/// store through a pointer, reference or member, or a call other than the
-/// inert ones. Empty when nothing.
-std::string indirectWrite(const Stmt *S) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    std::string Found;
-    bool direct(const Expr *E) {
-      const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParens());
-      const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
-      return V && V->hasLocalStorage() && !V->getType()->isReferenceType();
-    }
-    bool VisitBinaryOperator(BinaryOperator *B) {
-      if (B->isAssignmentOp() && !direct(B->getLHS()))
-        Found = "a store through a pointer, a reference or a member";
-      return Found.empty();
-    }
-    bool VisitUnaryOperator(UnaryOperator *U) {
-      if (U->isIncrementDecrementOp() && !direct(U->getSubExpr()))
-        Found = "a store through a pointer, a reference or a member";
-      return Found.empty();
-    }
-    bool VisitCallExpr(CallExpr *C) {
-      const FunctionDecl *F = C->getDirectCallee();
-      if (!F || !F->getIdentifier() || !inertHostCall(F->getName()))
-        Found = F ? "the call of '" + F->getNameAsString() + "'" : "a call through a pointer";
-      return Found.empty();
-    }
-    bool VisitCXXConstructExpr(CXXConstructExpr *C) {
-      if (!C->getConstructor()->isTrivial() && !C->getConstructor()->isConstexpr())
-        Found = "a constructor of '" + C->getConstructor()->getParent()->getNameAsString() + "'";
-      return Found.empty();
-    }
-  } F;
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
 }
 
 /// Whether \p F, or what it calls (to a depth), may throw.

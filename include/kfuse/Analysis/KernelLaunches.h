@@ -135,6 +135,9 @@ struct LaunchConflict {
     WriteAfterRead,  ///< The second writes a buffer the first reads.
     WriteAfterWrite, ///< Both write a buffer.
     HostUse,       ///< Host code between them uses a buffer one of them writes or the second reads.
+    /// Host code between them may change, through another name, a variable
+    /// a launch is given (Buffer: the variable, why, and the write).
+    AliasedWrite,
     UnknownKernel, ///< A launch through a pointer, or of arguments kfuse cannot read.
   } What;
   std::string Buffer;        ///< The buffer, or the launch that is not known.
