@@ -4,6 +4,7 @@
 
 #include "kfuse/Analysis/HostAliases.h"
 #include "kfuse/Analysis/HostEffects.h"
+#include "kfuse/Analysis/StreamOrder.h"
 
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/MemoryAccess.h"
@@ -106,38 +107,6 @@ std::set<const VarDecl *> namedIn(const Stmt *S) {
   } N;
   N.TraverseStmt(const_cast<Stmt *>(S));
   return std::move(N.Found);
-}
-
-const char *const WaitingCalls[] = {"cudaDeviceSynchronize",
-                                    "cudaStreamSynchronize",
-                                    "cudaEventSynchronize",
-                                    "cudaMemcpy",
-                                    "cudaMemcpy2D",
-                                    "cudaMemcpyToSymbol",
-                                    "cudaMemcpyFromSymbol",
-                                    "cudaMemset",
-                                    "cudaFree",
-                                    "cudaThreadSynchronize"};
-
-/// The first call in \p S that makes the host wait for the GPU.
-const CallExpr *waitingCall(const Stmt *S) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const CallExpr *Found = nullptr;
-    bool VisitCallExpr(CallExpr *C) {
-      const FunctionDecl *F = C->getDirectCallee();
-      if (F && F->getIdentifier() && llvm::is_contained(WaitingCalls, F->getName()))
-        Found = C;
-      return !Found;
-    }
-  } F;
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
-}
-
-bool isDoWhileZero(const Stmt *S) {
-  const auto *D = dyn_cast_or_null<DoStmt>(S);
-  const auto *Zero = D ? dyn_cast<IntegerLiteral>(D->getCond()->IgnoreParenImpCasts()) : nullptr;
-  return Zero && Zero->getValue() == 0;
 }
 
 /// Reads launches in one host function.
@@ -523,45 +492,13 @@ private:
     L.Stream = value(StreamExpr);
   }
 
-  /// The launch's statement in the block that runs it; do { ... } while (0)
-  /// from a checking macro is part of the statement. Straight stays set
-  /// while every construct between the launch and that statement runs it
-  /// whenever the statement runs.
+  /// The launch's statement in the block that runs it.
   void place(KernelLaunch &L) {
-    const Stmt *S = L.Site;
-    for (const Stmt *P = Parents.getParent(S); P; S = P, P = Parents.getParent(P)) {
-      if (isa<ForStmt, WhileStmt, CXXForRangeStmt>(P) || (isa<DoStmt>(P) && !isDoWhileZero(P)))
-        L.InLoop = true;
-      const auto *Block = dyn_cast<CompoundStmt>(P);
-      if (!L.Scope && !(Block && !isDoWhileZero(Parents.getParent(P))) && !runsWith(P, S))
-        L.Straight = false;
-      if (!Block || L.Scope || isDoWhileZero(Parents.getParent(P)))
-        continue;
-      L.Scope = Block;
-      L.Position = std::find(Block->body_begin(), Block->body_end(), S) - Block->body_begin();
-    }
-  }
-
-  /// Whether \p Child runs whenever \p Parent does.
-  static bool runsWith(const Stmt *Parent, const Stmt *Child) {
-    if (isa<ExprWithCleanups, ImplicitCastExpr, ExplicitCastExpr, ParenExpr, ConstantExpr,
-            MaterializeTemporaryExpr, CXXBindTemporaryExpr, CXXConstructExpr, DeclStmt,
-            AttributedStmt, CompoundStmt>(Parent) ||
-        isDoWhileZero(Parent))
-      return true;
-    if (const auto *C = dyn_cast<CallExpr>(Parent))
-      return C->getCallee() != Child;
-    if (const auto *U = dyn_cast<UnaryOperator>(Parent))
-      return U->getOpcode() != UO_AddrOf;
-    if (const auto *B = dyn_cast<BinaryOperator>(Parent))
-      return !B->isLogicalOp() || B->getLHS() == Child;
-    if (const auto *C = dyn_cast<ConditionalOperator>(Parent))
-      return C->getCond() == Child;
-    if (const auto *I = dyn_cast<IfStmt>(Parent))
-      return I->getCond() == Child || I->getInit() == Child;
-    if (const auto *Sw = dyn_cast<SwitchStmt>(Parent))
-      return Sw->getCond() == Child || Sw->getInit() == Child;
-    return false;
+    StatementPlace P = placeOf(L.Site, Parents);
+    L.Scope = P.Scope;
+    L.Position = P.Position;
+    L.InLoop = P.InLoop;
+    L.Straight = P.Straight;
   }
 };
 
@@ -746,6 +683,7 @@ private:
   const std::vector<KernelLaunch> &Launches;
   const std::vector<std::optional<KernelUses>> &Uses;
   mutable std::map<const FunctionDecl *, std::unique_ptr<HostAliases>> Aliases;
+  mutable std::map<const FunctionDecl *, std::unique_ptr<StreamOrder>> Orders;
   mutable size_t Related = 0;
 
   /// Whether launch \p J follows launch \p I on every path: the next
@@ -835,7 +773,7 @@ private:
       if (!Launches[K].Kernel || !Launches[K].ArgsKnown) {
         std::string What =
             Launches[K].Kernel ? Launches[K].KernelName : "a kernel through a pointer";
-        P.Conflicts.push_back({LaunchConflict::UnknownKernel, What, Launches[K].Loc, "", ""});
+        P.Conflicts.push_back({LaunchConflict::UnknownKernel, What, Launches[K].Loc, "", "", ""});
       }
     std::vector<BufferUse> First = buffersOf(I), Second = buffersOf(J);
     // Each side names a buffer once (addUse), so each pair is related once.
@@ -847,11 +785,11 @@ private:
         std::string Other = X.Name == Y.Name ? "" : Y.Name;
         std::string Alias = X.Name == Y.Name ? "" : Why;
         if (writes(X.Use) && writes(Y.Use))
-          P.Conflicts.push_back({LaunchConflict::WriteAfterWrite, X.Name, B.Loc, Other, Alias});
+          P.Conflicts.push_back({LaunchConflict::WriteAfterWrite, X.Name, B.Loc, Other, Alias, ""});
         else if (writes(X.Use) && reads(Y.Use))
-          P.Conflicts.push_back({LaunchConflict::ReadAfterWrite, X.Name, B.Loc, Other, Alias});
+          P.Conflicts.push_back({LaunchConflict::ReadAfterWrite, X.Name, B.Loc, Other, Alias, ""});
         else if (reads(X.Use) && writes(Y.Use))
-          P.Conflicts.push_back({LaunchConflict::WriteAfterRead, X.Name, B.Loc, Other, Alias});
+          P.Conflicts.push_back({LaunchConflict::WriteAfterRead, X.Name, B.Loc, Other, Alias, ""});
       }
     relateHostCode(P, First, Second);
     bool Received = false;
@@ -902,18 +840,67 @@ private:
       if (Use.empty())
         Use = unfollowedCall(Between, Buffers, Aliases, 0);
       if (!Use.empty()) {
-        P.Conflicts.push_back({LaunchConflict::HostUse, Use, Loc, "", ""});
+        P.Conflicts.push_back({LaunchConflict::HostUse, Use, Loc, "", "", ""});
         continue;
       }
       if (std::string Change = changedThroughAlias(Between, Given, *A.Caller); !Change.empty()) {
-        P.Conflicts.push_back({LaunchConflict::AliasedWrite, Change, Loc, "", ""});
+        P.Conflicts.push_back({LaunchConflict::AliasedWrite, Change, Loc, "", "", ""});
         continue;
       }
-      if (const CallExpr *Wait = waitingCall(Between))
-        P.Assumptions.push_back({LaunchAssumption::HostWaits,
-                                 Wait->getDirectCallee()->getNameAsString(),
-                                 SM.getExpansionLoc(Wait->getBeginLoc())});
+      const CallExpr *Wait = waitIn(Between);
+      if (!Wait)
+        continue;
+      bool First = llvm::none_of(P.Assumptions, [](const LaunchAssumption &X) {
+        return X.What == LaunchAssumption::HostWaits;
+      });
+      if (First && !relateWait(P, *Wait, Buffers))
+        continue;
+      P.Assumptions.push_back({LaunchAssumption::HostWaits,
+                               Wait->getDirectCallee()->getNameAsString(),
+                               SM.getExpansionLoc(Wait->getBeginLoc())});
     }
+  }
+
+  /// A wait between the launches also waits for work queued earlier on other
+  /// streams, which the second launch, moved above it, would then race.
+  /// False when it does: the wait does more than wait for the first launch.
+  bool relateWait(LaunchPair &P, const CallExpr &Wait,
+                  const std::vector<const BufferUse *> &Buffers) const {
+    const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
+    const SourceManager &SM = Unit.getSourceManager();
+    StreamOrder &Order = orderOf(*A.Caller);
+    StreamRef Stream = A.DefaultStream ? StreamRef{} : StreamRef{StreamRef::Named, A.Stream.Text};
+    std::string WaitText = Wait.getDirectCallee()->getNameAsString() + " (" +
+                           launchLocation(SM, Wait.getBeginLoc()) + ")";
+    size_t Before = P.Conflicts.size();
+    for (const QueuedWork *W : Order.pendingBetween(A.Site, B.Site, Stream))
+      if (std::string Buffer = touchedBy(*W, Buffers); !Buffer.empty())
+        P.Conflicts.push_back({LaunchConflict::PendingWork, Buffer,
+                               SM.getExpansionLoc(W->At->getBeginLoc()), W->What, "", WaitText});
+    if (P.Conflicts.size() != Before)
+      return false;
+    if (!A.Caller->isMain() && !Order.callersWaitedFor(A.Site))
+      P.Assumptions.push_back(
+          {LaunchAssumption::CallersWork, WaitText, SM.getExpansionLoc(Wait.getBeginLoc())});
+    return true;
+  }
+
+  /// The first buffer of the launches that queued work \p W may use where
+  /// one of them writes.
+  static std::string touchedBy(const QueuedWork &W, const std::vector<const BufferUse *> &Buffers) {
+    std::string Why;
+    for (const QueuedWork::Touch &T : W.Touches)
+      for (const BufferUse *U : Buffers)
+        if ((writes(T.Use) || writes(U->Use)) && T.Roots.mayShare(U->Roots, Why))
+          return U->Name;
+    return "";
+  }
+
+  StreamOrder &orderOf(const FunctionDecl &Caller) const {
+    std::unique_ptr<StreamOrder> &O = Orders[&Caller];
+    if (!O)
+      O = std::make_unique<StreamOrder>(Unit.getASTContext(), Caller, aliasesOf(Caller));
+    return *O;
   }
 
   HostAliases &aliasesOf(const FunctionDecl &Caller) const {
@@ -1129,6 +1116,10 @@ std::string describe(const LaunchConflict &X, const std::string &A, const std::s
     return A + " and " + B + " both write " + Buffer;
   case LaunchConflict::HostUse:
     return "host code between them uses " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
+  case LaunchConflict::PendingWork:
+    return "the wait between them, " + X.Wait + ", also waits for " + X.Other +
+           " on another stream (" + launchLocation(SM, X.Loc) + "), which may use " + Buffer +
+           ": fusing runs " + B + " before the wait";
   case LaunchConflict::AliasedWrite:
     return "host code between them may change " + X.Buffer + " (" + launchLocation(SM, X.Loc) +
            ")";
@@ -1147,6 +1138,10 @@ std::string describe(const LaunchAssumption &X, const std::string &A, const std:
   case LaunchAssumption::HostWaits:
     return X.Subject + " between them (" + launchLocation(SM, X.Loc) +
            ") only waits: fusing runs " + B + " before it";
+  case LaunchAssumption::CallersWork:
+    return "the callers of the launching function leave no work queued on other streams that "
+           "uses their buffers: " + X.Subject + " between them would wait for it, and fusing runs " +
+           B + " before it";
   case LaunchAssumption::RejectedHost:
     return "Clang rejects part of the function that launches them (" + launchLocation(SM, X.Loc) +
            ": " + X.Subject + "); they are read from what it parsed";

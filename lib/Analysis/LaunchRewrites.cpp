@@ -503,11 +503,13 @@ private:
       Diags.report(Second.Loc, SM, ID::RewriteDependent)
           << name(M - 1) << name(M) << describe(X, name(M - 1), name(M), SM);
     for (const LaunchAssumption &X : P->Assumptions) {
-      if (X.What == LaunchAssumption::HostWaits ||
-          (X.What == LaunchAssumption::DistinctBuffers && F.DistinctBuffers))
+      // What callers pass and leave queued is theirs to promise.
+      bool Promised = X.What == LaunchAssumption::DistinctBuffers ||
+                      X.What == LaunchAssumption::CallersWork;
+      if (X.What == LaunchAssumption::HostWaits || (Promised && F.DistinctBuffers))
         continue;
       std::string Why = describe(X, name(M - 1), name(M), SM);
-      if (X.What == LaunchAssumption::DistinctBuffers)
+      if (Promised)
         Why = "it would rely on this: " + Why + " (add 'distinct_buffers: true' to fusion '" +
               F.Name + "' to promise it)";
       Diags.report(Second.Loc, SM, ID::RewriteUnproven) << name(M - 1) << name(M) << Why;

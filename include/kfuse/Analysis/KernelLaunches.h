@@ -135,6 +135,9 @@ struct LaunchConflict {
     WriteAfterRead,  ///< The second writes a buffer the first reads.
     WriteAfterWrite, ///< Both write a buffer.
     HostUse,       ///< Host code between them uses a buffer one of them writes or the second reads.
+    /// A wait between them also waits for work queued earlier on another
+    /// stream that may use Buffer (Other: the work; Wait: the wait).
+    PendingWork,
     /// Host code between them may change, through another name, a variable
     /// a launch is given (Buffer: the variable, why, and the write).
     AliasedWrite,
@@ -145,6 +148,7 @@ struct LaunchConflict {
   /// For a buffer: what the second launch names, when it is not Buffer,
   /// and why the two may be one ("kfuse cannot follow 'x.data()'").
   std::string Other, MayAlias;
+  std::string Wait; ///< For PendingWork: the wait, and where it is.
 };
 
 /// What kfuse took on trust when it called two launches independent.
@@ -154,6 +158,9 @@ struct LaunchAssumption {
     /// does not assign) point to different buffers: its callers decide.
     DistinctBuffers,
     HostWaits,    ///< Host code between them waits for the GPU; fusing moves the second before it.
+    /// A wait between them would also wait for work the launching function's
+    /// callers queued on other streams: it touches neither launch's buffers.
+    CallersWork,
     OtherStreams, ///< On different streams, they may already overlap without fusion.
     RejectedHost, ///< Clang rejects part of the host function; read from what it parsed.
   } What;
