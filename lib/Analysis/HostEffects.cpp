@@ -57,11 +57,12 @@ std::string otherNames(const VarDecl &V, const Stmt &Body) {
                    (U && U->isIncrementDecrementOp()) ||
                    (U && U->getOpcode() == UO_AddrOf && allocatedThrough(U));
       if (!Plain)
-        Escapes = U && U->getOpcode() == UO_AddrOf  ? "its address is taken"
-                  : isa_and_nonnull<DeclStmt>(P)      ? "a reference is bound to it"
-                  : isa_and_nonnull<CallExpr, CXXConstructExpr>(P) ? "a function is given a reference to it"
-                  : Member                            ? "a member of it is called"
-                                                      : "it is used other than by value";
+        Escapes = U && U->getOpcode() == UO_AddrOf ? "its address is taken"
+                  : isa_and_nonnull<DeclStmt>(P)   ? "a reference is bound to it"
+                  : isa_and_nonnull<CallExpr, CXXConstructExpr>(P)
+                      ? "a function is given a reference to it"
+                  : Member ? "a member of it is called"
+                           : "it is used other than by value";
       return Escapes.empty();
     }
     /// `cudaMalloc(&p, ...)`: the runtime stores the new buffer, and keeps

@@ -1121,8 +1121,7 @@ std::string describe(const LaunchConflict &X, const std::string &A, const std::s
            " on another stream (" + launchLocation(SM, X.Loc) + "), which may use " + Buffer +
            ": fusing runs " + B + " before the wait";
   case LaunchConflict::AliasedWrite:
-    return "host code between them may change " + X.Buffer + " (" + launchLocation(SM, X.Loc) +
-           ")";
+    return "host code between them may change " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
   case LaunchConflict::UnknownKernel:
     return "kfuse cannot read the launch of " + X.Buffer + " (" + launchLocation(SM, X.Loc) + ")";
   }
@@ -1140,8 +1139,8 @@ std::string describe(const LaunchAssumption &X, const std::string &A, const std:
            ") only waits: fusing runs " + B + " before it";
   case LaunchAssumption::CallersWork:
     return "the callers of the launching function leave no work queued on other streams that "
-           "uses their buffers: " + X.Subject + " between them would wait for it, and fusing runs " +
-           B + " before it";
+           "uses their buffers: " +
+           X.Subject + " between them would wait for it, and fusing runs " + B + " before it";
   case LaunchAssumption::RejectedHost:
     return "Clang rejects part of the function that launches them (" + launchLocation(SM, X.Loc) +
            ": " + X.Subject + "); they are read from what it parsed";

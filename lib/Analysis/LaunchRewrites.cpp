@@ -504,8 +504,8 @@ private:
           << name(M - 1) << name(M) << describe(X, name(M - 1), name(M), SM);
     for (const LaunchAssumption &X : P->Assumptions) {
       // What callers pass and leave queued is theirs to promise.
-      bool Promised = X.What == LaunchAssumption::DistinctBuffers ||
-                      X.What == LaunchAssumption::CallersWork;
+      bool Promised =
+          X.What == LaunchAssumption::DistinctBuffers || X.What == LaunchAssumption::CallersWork;
       if (X.What == LaunchAssumption::HostWaits || (Promised && F.DistinctBuffers))
         continue;
       std::string Why = describe(X, name(M - 1), name(M), SM);

@@ -99,14 +99,22 @@ struct CopyShape {
   bool Async;
 };
 constexpr CopyShape Copies[] = {
-    {"cudaMemcpyAsync", 0, 1, true},           {"cudaMemcpy2DAsync", 0, 2, true},
-    {"cudaMemcpyPeerAsync", 0, 2, true},       {"cudaMemsetAsync", 0, -1, true},
-    {"cudaMemset2DAsync", 0, -1, true},        {"cudaMemcpyToSymbolAsync", 0, 1, true},
-    {"cudaMemcpyFromSymbolAsync", 0, 1, true}, {"cudaMemPrefetchAsync", -1, 0, true},
-    {"cudaFreeAsync", 0, -1, true},            {"cudaMemcpy", 0, 1, false},
-    {"cudaMemcpy2D", 0, 2, false},             {"cudaMemcpyPeer", 0, 2, false},
-    {"cudaMemset", 0, -1, false},              {"cudaMemset2D", 0, -1, false},
-    {"cudaMemcpyToSymbol", 0, 1, false},       {"cudaMemcpyFromSymbol", 0, 1, false},
+    {"cudaMemcpyAsync", 0, 1, true},
+    {"cudaMemcpy2DAsync", 0, 2, true},
+    {"cudaMemcpyPeerAsync", 0, 2, true},
+    {"cudaMemsetAsync", 0, -1, true},
+    {"cudaMemset2DAsync", 0, -1, true},
+    {"cudaMemcpyToSymbolAsync", 0, 1, true},
+    {"cudaMemcpyFromSymbolAsync", 0, 1, true},
+    {"cudaMemPrefetchAsync", -1, 0, true},
+    {"cudaFreeAsync", 0, -1, true},
+    {"cudaMemcpy", 0, 1, false},
+    {"cudaMemcpy2D", 0, 2, false},
+    {"cudaMemcpyPeer", 0, 2, false},
+    {"cudaMemset", 0, -1, false},
+    {"cudaMemset2D", 0, -1, false},
+    {"cudaMemcpyToSymbol", 0, 1, false},
+    {"cudaMemcpyFromSymbol", 0, 1, false},
 };
 
 /// Runtime calls that queue work whose memory kfuse does not read from
@@ -241,7 +249,8 @@ private:
         W.Stream = S.Async ? streamArgument(C, Ctx) : StreamRef{};
         for (int I : {S.Written, S.Read})
           if (I >= 0 && static_cast<unsigned>(I) < C.getNumArgs())
-            W.Touches.push_back(touch(C.getArg(I), I == S.Written ? ParamUse::Written : ParamUse::Read));
+            W.Touches.push_back(
+                touch(C.getArg(I), I == S.Written ? ParamUse::Written : ParamUse::Read));
         return W;
       }
     if (queuesOpaqueWork(Name) ||
@@ -295,11 +304,11 @@ bool isDeviceWideWait(StringRef Name) {
 /// copies, fills and frees the runtime runs in order with the default stream.
 bool waits(StringRef Name) {
   return isDeviceWideWait(Name) ||
-         llvm::is_contained({"cudaStreamSynchronize", "cudaEventSynchronize",
-                             "cudaStreamWaitEvent", "cudaFree", "cudaFreeHost", "cudaFreeArray",
-                             "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpy2D",
-                             "cudaMemcpy3D", "cudaMemcpyPeer", "cudaMemcpy", "cudaMemset",
-                             "cudaMemset2D", "cudaMemset3D", "cudaDeviceReset"},
+         llvm::is_contained({"cudaStreamSynchronize", "cudaEventSynchronize", "cudaStreamWaitEvent",
+                             "cudaFree", "cudaFreeHost", "cudaFreeArray", "cudaMemcpyToSymbol",
+                             "cudaMemcpyFromSymbol", "cudaMemcpy2D", "cudaMemcpy3D",
+                             "cudaMemcpyPeer", "cudaMemcpy", "cudaMemset", "cudaMemset2D",
+                             "cudaMemset3D", "cudaDeviceReset"},
                             Name);
 }
 
@@ -512,7 +521,8 @@ std::vector<const QueuedWork *> StreamOrder::pendingBetween(const Expr *First, c
 }
 
 bool StreamOrder::callersWaitedFor(const Expr *First) const {
-  return llvm::any_of(F->Waits, [&](const Wait &W) { return W.DeviceWide && dominates(W.Call, First); });
+  return llvm::any_of(F->Waits,
+                      [&](const Wait &W) { return W.DeviceWide && dominates(W.Call, First); });
 }
 
 } // namespace kfuse

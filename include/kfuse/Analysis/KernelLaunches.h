@@ -134,7 +134,7 @@ struct LaunchConflict {
     ReadAfterWrite,  ///< The second reads a buffer the first writes.
     WriteAfterRead,  ///< The second writes a buffer the first reads.
     WriteAfterWrite, ///< Both write a buffer.
-    HostUse,       ///< Host code between them uses a buffer one of them writes or the second reads.
+    HostUse, ///< Host code between them uses a buffer one of them writes or the second reads.
     /// A wait between them also waits for work queued earlier on another
     /// stream that may use Buffer (Other: the work; Wait: the wait).
     PendingWork,
@@ -157,7 +157,7 @@ struct LaunchAssumption {
     /// Pointers the launching function receives (its parameters, globals it
     /// does not assign) point to different buffers: its callers decide.
     DistinctBuffers,
-    HostWaits,    ///< Host code between them waits for the GPU; fusing moves the second before it.
+    HostWaits, ///< Host code between them waits for the GPU; fusing moves the second before it.
     /// A wait between them would also wait for work the launching function's
     /// callers queued on other streams: it touches neither launch's buffers.
     CallersWork,

@@ -83,7 +83,8 @@ public:
   /// code between the launches \p First and \p Second executes: queued
   /// before First (or after Second, in a loop around both), and not waited
   /// for by a wait every path to First passes.
-  std::vector<const QueuedWork *> pendingBetween(const clang::Expr *First, const clang::Expr *Second,
+  std::vector<const QueuedWork *> pendingBetween(const clang::Expr *First,
+                                                 const clang::Expr *Second,
                                                  const StreamRef &Stream) const;
 
   /// Whether a device-wide wait (cudaDeviceSynchronize) runs on every path
