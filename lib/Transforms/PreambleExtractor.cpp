@@ -807,7 +807,16 @@ private:
           replaceDirective(*Include, copiedText(I.File, Name));
     }
     const RewriteBuffer *Buffer = Rewriter.getRewriteBufferFor(File);
-    return Buffer ? std::string(Buffer->begin(), Buffer->end()) : SM.getBufferData(File).str();
+    std::string Text =
+        Buffer ? std::string(Buffer->begin(), Buffer->end()) : SM.getBufferData(File).str();
+    // Pasted into the middle of the fused file, a file's text must read as
+    // it did at its start: a byte-order mark there would hide the directive
+    // after it, and a last line without its newline would run into the next.
+    if (llvm::StringRef(Text).starts_with("\xEF\xBB\xBF"))
+      Text.erase(0, 3);
+    if (!Text.empty() && Text.back() != '\n')
+      Text += "\n";
+    return Text;
   }
 
   /// A header copied in place of its include, guarded like the original.
@@ -826,13 +835,7 @@ private:
                        "declarations follow, edited like this file's.\n";
     if (Once)
       Text += "#ifndef " + Guard + "\n#define " + Guard + "\n";
-    std::string Body = textOf(File);
-    // A byte-order mark starts a file, never the middle of another.
-    if (llvm::StringRef(Body).starts_with("\xEF\xBB\xBF"))
-      Body.erase(0, 3);
-    Text += Body;
-    if (!Body.empty() && Body.back() != '\n')
-      Text += "\n";
+    Text += textOf(File);
     if (Once)
       Text += "#endif\n";
     return Text + "// kfuse: end of \"" + Name + "\".";
