@@ -166,7 +166,7 @@ GroupCall partition(const FunctionDecl &F, const CallExpr &Call) {
   case GroupType::Block:
   case GroupType::Tile:
   case GroupType::Coalesced:
-    return {GroupCallKind::Handle, {}, 0, ""};
+    return {GroupCallKind::Handle, {}, static_cast<unsigned>(*Size), ""};
   default:
     return unsupported("kfuse splits the block and tiles of the block, not this group");
   }
@@ -213,7 +213,7 @@ GroupCall onTile(StringRef Name, const Group &Tile) {
   if (Tile.Size > 32 || Tile.Size == 0)
     return unsupported(TileTooLarge);
   if (Name != "meta_group_rank" && Name != "meta_group_size")
-    return {GroupCallKind::WarpLocal, {}, 0, ""};
+    return {GroupCallKind::WarpLocal, {}, Tile.Size, ""};
   switch (Tile.Parent) {
   case Group::Block:
     return query(Name == "meta_group_rank" ? BlockQuery::MetaGroupRank : BlockQuery::MetaGroupSize,

@@ -101,6 +101,27 @@ void checkDeviceVariables(const FusionMember &M, Reporter &Diags) {
   }
 }
 
+namespace {
+
+/// The lanes a collective waits for, in words.
+std::string lanesNamed(const WarpCollective &W) {
+  switch (W.Names) {
+  case WarpCollective::Lanes::Mask: {
+    char Mask[16];
+    snprintf(Mask, sizeof Mask, "0x%08llx", static_cast<unsigned long long>(W.Mask));
+    return std::string("the lanes of its mask ") + Mask;
+  }
+  case WarpCollective::Lanes::Tile:
+    return "the " + std::to_string(W.TileSize) + " lanes of its tile";
+  case WarpCollective::Lanes::Reaching:
+  case WarpCollective::Lanes::Any:
+    break;
+  }
+  return "lanes kfuse cannot tell apart from the padding";
+}
+
+} // namespace
+
 void checkPadding(const FusionMember &M, Reporter &Diags) {
   // A block smaller than whole warps is padded; the padding threads arrive
   // at plain barriers only.
@@ -109,14 +130,24 @@ void checkPadding(const FusionMember &M, Reporter &Diags) {
   if (M.Spec->AnyBlockSize || Threads % 32 == 0)
     return;
   clang::SourceManager &SM = M.Unit->getSourceManager();
-  // The padding lanes of the last warp run elsewhere in the fused block.
-  for (const clang::CallExpr *Sync : Model.WarpSyncs)
-    Diags.report(Sync->getBeginLoc(), SM, ID::PaddedWarpSync)
-        << Model.Name << Threads << "__syncwarp";
-  for (const CallSite &C : Model.Calls)
-    if (C.Effect.WarpSync && C.Callee)
+  // The padding lanes of the last warp run elsewhere in the fused block: a
+  // collective may name only the lanes below them.
+  unsigned Live = Threads % 32;
+  for (const WarpCollective &W : Model.WarpCollectives)
+    if (!W.namesOnlyLanesBelow(Live))
+      Diags.report(W.At->getBeginLoc(), SM, ID::PaddedWarpSync)
+          << Model.Name << Threads << W.Name << lanesNamed(W);
+  for (const CallSite &C : Model.Calls) {
+    if (!C.Callee)
+      continue;
+    auto Unsafe = llvm::find_if(C.Effect.WarpCollectives, [&](const WarpCollective &W) {
+      return !W.namesOnlyLanesBelow(Live);
+    });
+    if (Unsafe != C.Effect.WarpCollectives.end())
       Diags.report(C.Call->getBeginLoc(), SM, ID::PaddedWarpSync)
-          << Model.Name << Threads << C.Callee->getQualifiedNameAsString();
+          << Model.Name << Threads << C.Callee->getQualifiedNameAsString()
+          << "the lanes that its '" + Unsafe->Name + "' names";
+  }
   for (const Barrier &B : Model.Barriers)
     if (B.Kind == BarrierKind::SyncThreadsCount) {
       Diags.report(B.Call->getBeginLoc(), SM, ID::PaddedCountBarrier)

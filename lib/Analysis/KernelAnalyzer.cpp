@@ -49,6 +49,37 @@ bool isWarpSync(StringRef Callee) {
   return Callee == "__syncwarp" || Callee == "__nvvm_bar_warp_sync";
 }
 
+/// Warp intrinsics that wait for the lanes their first argument names.
+bool takesLaneMask(StringRef Callee) {
+  if (Callee.starts_with("__nvvm_"))
+    return Callee == "__nvvm_bar_warp_sync" || Callee.starts_with("__nvvm_shfl_sync") ||
+           ((Callee.starts_with("__nvvm_vote_") || Callee.starts_with("__nvvm_match_") ||
+             Callee.starts_with("__nvvm_redux_")) &&
+            Callee.contains("sync"));
+  return Callee == "__syncwarp" ||
+         (Callee.ends_with("_sync") &&
+          (Callee.starts_with("__shfl") || Callee.starts_with("__ballot") ||
+           Callee.starts_with("__match") || Callee.starts_with("__reduce_") ||
+           llvm::is_contained({"__any_sync", "__all_sync", "__uni_sync"}, Callee)));
+}
+
+/// The warp collectives of CUDA before masks (sm_70 dropped them): they
+/// name every lane of the warp.
+bool namesWholeWarp(StringRef Callee) {
+  return llvm::is_contained(
+             {"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__any", "__all", "__ballot"},
+             Callee) ||
+         ((Callee.starts_with("__nvvm_shfl_") || Callee.starts_with("__nvvm_vote_")) &&
+          !Callee.contains("sync"));
+}
+
+bool callsActiveMask(const Expr *E) {
+  const auto *C = dyn_cast<CallExpr>(E->IgnoreParenImpCasts());
+  const FunctionDecl *F = C ? C->getDirectCallee() : nullptr;
+  return F && F->getIdentifier() &&
+         (F->getName() == "__activemask" || F->getName() == "__nvvm_activemask");
+}
+
 std::optional<BarrierKind> barrierKind(StringRef Callee) {
   if (Callee == "__syncthreads")
     return BarrierKind::SyncThreads;
@@ -108,6 +139,69 @@ std::string threadEndingInstruction(const GCCAsmStmt &Asm) {
       return I.str();
   }
   return "";
+}
+
+std::optional<WarpCollective> warpCollective(const CallExpr &Call, const ASTContext &Ctx) {
+  const FunctionDecl *F = Call.getDirectCallee();
+  StringRef Name = F && F->getIdentifier() ? F->getName() : StringRef();
+  WarpCollective W;
+  W.At = &Call;
+  W.Name = Name.str();
+  if (Name == "__activemask" || Name == "__nvvm_activemask") {
+    W.Names = WarpCollective::Lanes::Reaching;
+    return W;
+  }
+  if (namesWholeWarp(Name))
+    return W;
+  if (!takesLaneMask(Name))
+    return std::nullopt;
+  if (Call.getNumArgs() == 0) {
+    W.Names = WarpCollective::Lanes::Mask;
+    W.Mask = 0xffffffffu;
+    return W;
+  }
+  const Expr *Mask = Call.getArg(0);
+  Expr::EvalResult Value;
+  if (!Mask->isValueDependent() && Mask->EvaluateAsInt(Value, Ctx)) {
+    W.Names = WarpCollective::Lanes::Mask;
+    W.Mask = Value.Val.getInt().getZExtValue() & 0xffffffffu;
+  } else if (callsActiveMask(Mask)) {
+    W.Names = WarpCollective::Lanes::Reaching;
+  }
+  return W;
+}
+
+std::optional<WarpCollective> warpCollective(const GCCAsmStmt &Asm) {
+  StringRef Text = Asm.getAsmString()->getString();
+  for (StringRef Op : {"shfl.", "vote.", "match.", "redux.", "activemask"})
+    if (size_t At = Text.find(Op); At != StringRef::npos) {
+      WarpCollective W;
+      W.At = &Asm;
+      W.Name = Text.substr(At).take_until([](char C) { return isWhitespace(C) || C == ';'; }).str();
+      if (Op == "activemask")
+        W.Names = WarpCollective::Lanes::Reaching;
+      return W;
+    }
+  return std::nullopt;
+}
+
+std::optional<WarpCollective> warpCollective(const CallExpr &Call, const GroupCall &Group) {
+  if ((Group.Kind != GroupCallKind::WarpLocal && Group.Kind != GroupCallKind::Handle) ||
+      Group.TileSize == 0)
+    return std::nullopt;
+  WarpCollective W;
+  W.At = &Call;
+  const FunctionDecl *F = Call.getDirectCallee();
+  W.Name = F ? F->getNameAsString() : "a cooperative-groups call";
+  W.Names = WarpCollective::Lanes::Tile;
+  W.TileSize = Group.TileSize;
+  return W;
+}
+
+bool isMutableStaticLocal(const VarDecl &V) {
+  return V.isStaticLocal() && !V.hasAttr<CUDASharedAttr>() && !V.getType().isConstQualified() &&
+         !V.isConstexpr() &&
+         !V.getASTContext().getSourceManager().isInSystemHeader(V.getLocation());
 }
 
 namespace {
@@ -221,6 +315,8 @@ public:
   bool VisitVarDecl(VarDecl *D) {
     if (D->hasAttr<CUDASharedAttr>())
       noteShared(D);
+    if (!Effect.StaticLocal && isMutableStaticLocal(*D))
+      Effect.StaticLocal = D;
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
@@ -230,6 +326,12 @@ public:
       return true;
     }
     StringRef Name = calleeName(Callee);
+    // A collective's lanes are what its call names, not its body's.
+    if (std::optional<WarpCollective> W = warpCollective(*Call, Callee->getASTContext())) {
+      addCollective(*W);
+      Effect.WarpSync |= isWarpSync(Name);
+      return true;
+    }
     GroupCall Group = classifyGroupCall(*Call);
     switch (Group.Kind) {
     case GroupCallKind::BlockSync:
@@ -245,6 +347,8 @@ public:
       return true;
     case GroupCallKind::Handle:
     case GroupCallKind::WarpLocal:
+      if (std::optional<WarpCollective> W = warpCollective(*Call, Group))
+        addCollective(*W);
       return true;
     case GroupCallKind::None:
       break;
@@ -260,6 +364,8 @@ public:
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *Asm) {
+    if (std::optional<WarpCollective> W = warpCollective(*Asm))
+      addCollective(*W);
     Effect.Synchronizes |= asmSynchronizes(*Asm);
     Effect.ReadsBuiltins |= asmReadsBuiltins(*Asm);
     if (!Effect.EndsThread && !threadEndingInstruction(*Asm).empty())
@@ -288,6 +394,12 @@ private:
   EffectFinder &Finder;
   CalleeEffect &Effect;
 
+  void addCollective(const WarpCollective &W) {
+    if (llvm::none_of(Effect.WarpCollectives,
+                      [&](const WarpCollective &Known) { return Known.At == W.At; }))
+      Effect.WarpCollectives.push_back(W);
+  }
+
   void noteShared(const VarDecl *V) {
     Effect.UsesShared = true;
     if (!Effect.DynamicShared && V->getType()->isIncompleteArrayType())
@@ -313,6 +425,10 @@ private:
     if (!Effect.GroupCall)
       Effect.GroupCall = E.GroupCall, Effect.Group = E.Group;
     Effect.DeviceVariables.insert(E.DeviceVariables.begin(), E.DeviceVariables.end());
+    for (const WarpCollective &W : E.WarpCollectives)
+      addCollective(W);
+    if (!Effect.StaticLocal)
+      Effect.StaticLocal = E.StaticLocal;
     if (!Effect.Rejected) {
       Effect.Rejected = E.Rejected;
       Effect.RejectedFunction = E.RejectedFunction;
@@ -334,7 +450,10 @@ CalleeEffect EffectFinder::lifetimeEffect(const CXXConstructExpr &C) {
 
 CalleeEffect EffectFinder::compute(const FunctionDecl *F) {
   CalleeEffect E;
-  if (F->getBuiltinID() != 0)
+  // A collective intrinsic's lanes are what each call names (warpCollective).
+  StringRef Name = calleeName(F);
+  if (F->getBuiltinID() != 0 || takesLaneMask(Name) || namesWholeWarp(Name) ||
+      Name == "__activemask")
     return E;
   const SourceManager &SM = F->getASTContext().getSourceManager();
   E.InSystemHeader = SM.isInSystemHeader(F->getLocation());
@@ -389,6 +508,138 @@ bool declaresStaticShared(const FunctionDecl &F) {
   return Search.Found;
 }
 
+/// The operands of \p Parent that C++17 evaluates before its operand
+/// \p Child: the right of an assignment, the left of a shift, an array
+/// before its index, a callee (and the object of a member call) before its
+/// arguments, for built-in and overloaded operators alike.
+std::vector<const Expr *> sequencedBefore(const Stmt *Parent, const Stmt *Child) {
+  if (const auto *B = dyn_cast<BinaryOperator>(Parent)) {
+    if (B->isAssignmentOp() && B->getLHS() == Child)
+      return {B->getRHS()};
+    if ((B->getOpcode() == BO_Shl || B->getOpcode() == BO_Shr) && B->getRHS() == Child)
+      return {B->getLHS()};
+    return {};
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent)) {
+    OverloadedOperatorKind K = Op->getOperator();
+    if (Op->getNumArgs() != 2)
+      return {};
+    bool Assigns = K == OO_Equal || (K >= OO_PlusEqual && K <= OO_PipeEqual) ||
+                   K == OO_LessLessEqual || K == OO_GreaterGreaterEqual;
+    if (Assigns && Op->getArg(0) == Child)
+      return {Op->getArg(1)};
+    if ((K == OO_LessLess || K == OO_GreaterGreater || K == OO_Subscript || K == OO_ArrowStar) &&
+        Op->getArg(1) == Child)
+      return {Op->getArg(0)};
+    return {};
+  }
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(Parent))
+    return A->getRHS() == Child ? std::vector<const Expr *>{A->getLHS()}
+                                : std::vector<const Expr *>{};
+  if (const auto *C = dyn_cast<CallExpr>(Parent); C && C->getCallee() != Child)
+    return {C->getCallee()};
+  return {};
+}
+
+bool writesMemory(const FunctionDecl *F, unsigned Depth);
+
+/// Whether \p S may change state: an assignment or increment (but of the
+/// function's own by-value locals, when \p Owner is given), a call that
+/// may, inline assembly, new, delete or throw.
+bool changesState(const Stmt *S, const FunctionDecl *Owner, unsigned Depth) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const FunctionDecl *Owner;
+    unsigned Depth;
+    bool Found = false;
+    bool ownLocal(const Expr *E) const {
+      const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+      const auto *V = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+      return Owner && V && V->hasLocalStorage() && !V->getType()->isReferenceType() &&
+             V->getDeclContext() == Owner;
+    }
+    bool VisitBinaryOperator(BinaryOperator *B) {
+      Found |= B->isAssignmentOp() && !ownLocal(B->getLHS());
+      return !Found;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      Found |= U->isIncrementDecrementOp() && !ownLocal(U->getSubExpr());
+      return !Found;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      const FunctionDecl *F = C->getDirectCallee();
+      Found |= !F || (!isBuiltinGetter(F) && writesMemory(F, Depth + 1));
+      return !Found;
+    }
+    bool VisitCXXConstructExpr(CXXConstructExpr *C) {
+      Found |= !C->getConstructor()->isTrivial() && !C->getConstructor()->isConstexpr();
+      return !Found;
+    }
+    bool VisitStmt(Stmt *S) {
+      Found |= isa<AsmStmt, CXXNewExpr, CXXDeleteExpr, CXXThrowExpr>(S);
+      return !Found;
+    }
+  } Find;
+  Find.Owner = Owner;
+  Find.Depth = Depth;
+  Find.TraverseStmt(const_cast<Stmt *>(S));
+  return Find.Found;
+}
+
+/// Whether a call of \p F may write memory or otherwise change state: its
+/// body does (the toolkit's functions without one: atomics, stores,
+/// printing, barriers and the like do).
+bool writesMemory(const FunctionDecl *F, unsigned Depth) {
+  if (Depth > 8)
+    return true;
+  const FunctionDecl *Def = F->getDefinition();
+  if (!Def || !Def->hasBody()) {
+    if (!F->getASTContext().getSourceManager().isInSystemHeader(F->getLocation()) &&
+        !F->getBuiltinID())
+      return true;
+    StringRef Name = calleeName(F);
+    return Name.contains("atomic") || Name.contains("atom_") || Name.contains("sync") ||
+           Name.contains("fence") || Name.contains("printf") || Name.contains("assert") ||
+           Name.starts_with("__st") || Name.contains("_st_") || Name.contains("trap") ||
+           Name.contains("sleep") || Name.contains("barrier") || Name.contains("bar_");
+  }
+  return changesState(Def->getBody(), Def, Depth);
+}
+
+/// Whether \p E reads anything a call could change: a variable other than
+/// a constant or a built-in index, or memory through a pointer.
+bool readsState(const Expr *E) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool Found = false;
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      const auto *V = dyn_cast<VarDecl>(R->getDecl());
+      Found |= V && !builtinVar(V) && !V->isConstexpr() &&
+               !(V->getType().isConstQualified() && V->hasLocalStorage());
+      return !Found;
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      Found |= !isBuiltinGetter(C->getDirectCallee());
+      return !Found;
+    }
+  } Find;
+  Find.TraverseStmt(const_cast<Expr *>(E));
+  return Find.Found;
+}
+
+/// Why \p Call cannot run before \p Before, which C++17 evaluates first;
+/// null when it can.
+const char *sequencingHazard(const Expr &Before, const CallExpr &Call) {
+  if (changesState(&Before, nullptr, 0))
+    return "C++17 evaluates an operand with side effects before it (the right of an assignment, "
+           "the left of a shift, an array before its index, a callee before its arguments), "
+           "and an inlined body runs before the whole statement";
+  bool CallChanges = changesState(&Call, nullptr, 0);
+  if (CallChanges && readsState(&Before))
+    return "it may change what an operand C++17 evaluates before it reads (the right of an "
+           "assignment, the left of a shift, an array before its index, a callee before its "
+           "arguments), and an inlined body runs before the whole statement";
+  return nullptr;
+}
+
 class KernelVisitor : public RecursiveASTVisitor<KernelVisitor> {
 public:
   KernelVisitor(KernelModel &Model, ASTContext &Ctx, const RejectedCode &Rejected)
@@ -438,6 +689,8 @@ public:
     Model.Locals.push_back(D);
     if (D->hasAttr<CUDASharedAttr>())
       addShared(D, /*FileScope=*/false);
+    if (isMutableStaticLocal(*D))
+      Model.StaticLocals.push_back(D);
     return true;
   }
   bool VisitIfStmt(IfStmt *S) {
@@ -474,6 +727,8 @@ public:
     return true;
   }
   bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    if (std::optional<WarpCollective> W = warpCollective(*S))
+      Model.WarpCollectives.push_back(*W);
     if (asmSynchronizes(*S))
       Model.AsmBarriers.push_back(parseAsmBarrier(*S));
     if (!threadEndingInstruction(*S).empty())
@@ -503,6 +758,8 @@ public:
       return true;
     const FunctionDecl *Callee = Call->getDirectCallee();
     StringRef Name = calleeName(Callee);
+    if (std::optional<WarpCollective> W = warpCollective(*Call, Ctx))
+      Model.WarpCollectives.push_back(*W);
     if (isWarpSync(Name)) {
       Model.WarpSyncs.push_back(Call);
       return true;
@@ -528,6 +785,8 @@ public:
       return true;
     case GroupCallKind::Handle:
     case GroupCallKind::WarpLocal:
+      if (std::optional<WarpCollective> W = warpCollective(*Call, Group))
+        Model.WarpCollectives.push_back(*W);
       return true;
     case GroupCallKind::None:
       break;
@@ -714,6 +973,14 @@ private:
     }
     const Stmt *Child = Whole;
     for (const Stmt *Parent = parentOf(*Child); Parent; Child = Parent, Parent = parentOf(*Child)) {
+      // The inlined body runs before the whole statement: nothing C++17
+      // evaluates before the call may change what it reads, or read what it
+      // changes. Such a call stays in place, as a call of the section's copy.
+      for (const Expr *Before : sequencedBefore(Parent, Child))
+        if (const char *Why = sequencingHazard(*Before, *Site.Call)) {
+          Site.NotHoistable = Why;
+          return;
+        }
       if (const auto *Op = dyn_cast<BinaryOperator>(Parent)) {
         if ((Op->isLogicalOp() || Op->isCommaOp()) && Op->getRHS() == Child) {
           Site.NotHoistable = "it is evaluated only after the left operand of '&&', '||' or ','";

@@ -461,4 +461,22 @@ void checkThreadExit(const BodyUnderCheck &B, Reporter &Diags) {
     noteInlinedFrom(B, Diags);
 }
 
+void checkStaticLocals(const BodyUnderCheck &B, Reporter &Diags) {
+  bool Reported = false;
+  for (const clang::VarDecl *V : B.Model.StaticLocals) {
+    report(B, Diags, V->getLocation(), ID::StaticLocal) << B.Model.Name << V->getName();
+    Reported = true;
+  }
+  // An inlined callee is checked as a body of its own; another call runs a
+  // copy of its function, which the fused file holds too.
+  for (const CallSite &C : B.Model.Calls)
+    if (C.Effect.StaticLocal && !C.Effect.touchesBlock()) {
+      report(B, Diags, C.Call->getBeginLoc(), ID::StaticLocal)
+          << qualifiedName(C.Callee) << C.Effect.StaticLocal->getName();
+      Reported = true;
+    }
+  if (Reported)
+    noteInlinedFrom(B, Diags);
+}
+
 } // namespace kfuse

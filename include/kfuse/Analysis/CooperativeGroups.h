@@ -60,8 +60,10 @@ enum class BlockQuery {
 struct GroupCall {
   GroupCallKind Kind = GroupCallKind::None;
   BlockQuery Query = BlockQuery::ThreadRank;
-  unsigned TileSize = 0; ///< For MetaGroupRank and MetaGroupSize.
-  const char *Why = "";  ///< For Unsupported.
+  /// The tile's size: for MetaGroupRank and MetaGroupSize, and for a
+  /// WarpLocal call on a tile or a Handle that cuts one (0 otherwise).
+  unsigned TileSize = 0;
+  const char *Why = ""; ///< For Unsupported.
 };
 
 /// What \p Call does, if it calls into cooperative groups.

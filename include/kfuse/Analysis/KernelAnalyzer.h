@@ -85,6 +85,20 @@ std::optional<BuiltinVar> builtinVar(const clang::ValueDecl *D);
 /// instruction ends at ';' and may carry labels and a guard predicate.
 std::string threadEndingInstruction(const clang::GCCAsmStmt &Asm);
 
+/// The warp collective \p Call is (a shuffle, vote, match, reduction,
+/// __syncwarp or __activemask, with the lanes its mask names), if it is one.
+std::optional<WarpCollective> warpCollective(const clang::CallExpr &Call,
+                                             const clang::ASTContext &Ctx);
+/// Inline PTX that shuffles, votes, matches or reduces across the warp.
+std::optional<WarpCollective> warpCollective(const clang::GCCAsmStmt &Asm);
+/// A cooperative-groups call on a tile, or one cutting a tile, as \p Group
+/// classifies \p Call.
+std::optional<WarpCollective> warpCollective(const clang::CallExpr &Call, const GroupCall &Group);
+
+/// A function-scope static variable of the program that is not shared
+/// memory and not constant: one per program, whatever copies its function.
+bool isMutableStaticLocal(const clang::VarDecl &V);
+
 /// The built-in variable and component (0 for x, 1 for y, 2 for z) that
 /// \p E reads, as in `threadIdx.x`; nothing for any other expression.
 std::optional<std::pair<BuiltinVar, unsigned>> builtinComponent(const clang::Expr *E);

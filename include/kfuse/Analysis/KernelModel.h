@@ -65,13 +65,39 @@ struct SharedVariable {
   uint64_t Bytes; ///< 0 for dynamic shared memory.
 };
 
+/// A warp collective (a shuffle, vote, match, reduction, __syncwarp, or an
+/// operation of a cooperative-groups tile): it waits for the lanes it names.
+/// In a block that is not whole warps, the lanes past the block's last
+/// thread exist in a fused block and run elsewhere; a collective that names
+/// them never completes.
+struct WarpCollective {
+  const clang::Stmt *At = nullptr; ///< The call, or the inline assembly.
+  std::string Name;
+  enum class Lanes {
+    Mask,     ///< The constant Mask names them.
+    Reaching, ///< Only lanes that reach it: __activemask(), a coalesced group.
+    Tile,     ///< Every lane of a tile of TileSize lanes.
+    Any,      ///< kfuse cannot tell: any lane of the warp.
+  } Names = Lanes::Any;
+  uint64_t Mask = 0;
+  unsigned TileSize = 0;
+  /// Whether it names only lanes below \p Live in a warp whose other lanes
+  /// do not run this kernel.
+  bool namesOnlyLanesBelow(unsigned Live) const;
+};
+
 /// What a called function does to the block, found through its body and the
 /// bodies of everything it calls.
 struct CalleeEffect {
   bool ReadsBuiltins = false; ///< threadIdx, blockDim, blockIdx or gridDim, or their registers.
   bool Synchronizes = false;  ///< A block barrier, in C++ or inline PTX.
   bool WarpSync = false;      ///< __syncwarp: waits for lanes of the caller's warp.
-  bool UsesShared = false;    ///< Declares or reads __shared__ memory.
+  /// Warp collectives it reaches, each once.
+  std::vector<WarpCollective> WarpCollectives;
+  /// A mutable function-scope static variable it (or a function it calls)
+  /// declares: one per program, which a copy in the fused file is not.
+  const clang::VarDecl *StaticLocal = nullptr;
+  bool UsesShared = false; ///< Declares or reads __shared__ memory.
   /// An extern __shared__ array it declares or reads: the kernel's dynamic
   /// shared memory, reached through a helper (SharedMemory<T>, smem()).
   const clang::VarDecl *DynamicShared = nullptr;
@@ -190,6 +216,11 @@ struct KernelModel {
   /// Calls of __syncwarp in the body itself (those of helpers: their
   /// CalleeEffect::WarpSync).
   std::vector<const clang::CallExpr *> WarpSyncs;
+  /// Warp collectives of the body itself (__syncwarp included); those of
+  /// helpers: their CalleeEffect::WarpCollectives.
+  std::vector<WarpCollective> WarpCollectives;
+  /// Mutable function-scope static variables the body itself declares.
+  std::vector<const clang::VarDecl *> StaticLocals;
   /// For a member function: `this` as written, and members reached through
   /// an implicit `this` (the member's name stands for this->name).
   std::vector<const clang::CXXThisExpr *> ExplicitThis;
