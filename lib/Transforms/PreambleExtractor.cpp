@@ -265,6 +265,9 @@ private:
       bool Shared = V->hasAttr<CUDASharedAttr>();
       if (!Shared && !V->getType().isConstQualified() && !V->isConstexpr())
         return drop(D, "mutable variable '" + V->getQualifiedNameAsString() + "' left out");
+      if (holdsHostFunction(*V))
+        return drop(D, "constant '" + V->getQualifiedNameAsString() +
+                           "' left out: it holds host functions, which device code cannot call");
       makeInternal(*V);
       return keep(V);
     }
@@ -282,9 +285,36 @@ private:
       return F->hasAttr<CUDAGlobalAttr>() ? Use == PreambleUse::Originals
                                           : F->hasAttr<CUDADeviceAttr>();
     if (const auto *V = dyn_cast<VarDecl>(D))
-      return V->hasAttr<CUDASharedAttr>() || V->getType().isConstQualified() || V->isConstexpr() ||
-             isMutableDeviceVariable(*V);
+      return V->hasAttr<CUDASharedAttr>() || isMutableDeviceVariable(*V) ||
+             ((V->getType().isConstQualified() || V->isConstexpr()) && !holdsHostFunction(*V));
     return isa<TagDecl, TypedefNameDecl, ClassTemplateDecl>(D);
+  }
+
+  /// Whether \p V's initializer takes the address of a host function (a
+  /// table of handlers): only host code can use it, and keeping it would
+  /// keep host code that needs what the preamble leaves out.
+  static bool holdsHostFunction(const VarDecl &V) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      bool Found = false;
+      const Expr *Callee = nullptr;
+      bool VisitCallExpr(CallExpr *C) {
+        Callee = C->getCallee()->IgnoreParenImpCasts();
+        return true;
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *R) {
+        const auto *F = dyn_cast<FunctionDecl>(R->getDecl());
+        Found |= F && R != Callee && !F->hasAttr<CUDADeviceAttr>() &&
+                 !F->hasAttr<CUDAGlobalAttr>();
+        return !Found;
+      }
+    } Find;
+    // Clang makes a host constant __constant__ implicitly for device code.
+    auto Written = [&](const Attr *A) { return A && !A->isImplicit(); };
+    if (Written(V.getAttr<CUDADeviceAttr>()) || Written(V.getAttr<CUDAConstantAttr>()) ||
+        !V.getInit())
+      return false;
+    Find.TraverseStmt(const_cast<Expr *>(V.getInit()));
+    return Find.Found;
   }
 
   void collectRoots(const DeclContext *DC, std::vector<const Decl *> &Roots) const {
