@@ -303,8 +303,7 @@ private:
       }
       bool VisitDeclRefExpr(DeclRefExpr *R) {
         const auto *F = dyn_cast<FunctionDecl>(R->getDecl());
-        Found |= F && R != Callee && !F->hasAttr<CUDADeviceAttr>() &&
-                 !F->hasAttr<CUDAGlobalAttr>();
+        Found |= F && R != Callee && !F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAGlobalAttr>();
         return !Found;
       }
     } Find;
