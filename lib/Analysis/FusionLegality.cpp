@@ -114,6 +114,7 @@ std::string lanesNamed(const WarpCollective &W) {
   case WarpCollective::Lanes::Tile:
     return "the " + std::to_string(W.TileSize) + " lanes of its tile";
   case WarpCollective::Lanes::Reaching:
+  case WarpCollective::Lanes::Computed:
   case WarpCollective::Lanes::Any:
     break;
   }
@@ -132,17 +133,19 @@ void checkPadding(const FusionMember &M, Reporter &Diags) {
   clang::SourceManager &SM = M.Unit->getSourceManager();
   // The padding lanes of the last warp run elsewhere in the fused block: a
   // collective may name only the lanes below them.
-  unsigned Live = Threads % 32;
+  bool OneDimensional = M.Spec->Block[1] == 1 && M.Spec->Block[2] == 1;
+  auto Live = [&](const WarpCollective &W) {
+    return W.namesOnlyLiveLanes(Threads, OneDimensional);
+  };
   for (const WarpCollective &W : Model.WarpCollectives)
-    if (!W.namesOnlyLanesBelow(Live))
+    if (!Live(W))
       Diags.report(W.At->getBeginLoc(), SM, ID::PaddedWarpSync)
           << Model.Name << Threads << W.Name << lanesNamed(W);
   for (const CallSite &C : Model.Calls) {
     if (!C.Callee)
       continue;
-    auto Unsafe = llvm::find_if(C.Effect.WarpCollectives, [&](const WarpCollective &W) {
-      return !W.namesOnlyLanesBelow(Live);
-    });
+    auto Unsafe =
+        llvm::find_if(C.Effect.WarpCollectives, [&](const WarpCollective &W) { return !Live(W); });
     if (Unsafe != C.Effect.WarpCollectives.end())
       Diags.report(C.Call->getBeginLoc(), SM, ID::PaddedWarpSync)
           << Model.Name << Threads << C.Callee->getQualifiedNameAsString()

@@ -302,12 +302,21 @@ BufferRoots HostAliases::rootsOf(const Expr *E, const std::string &Target, unsig
   }
   if (const auto *U = dyn_cast<UnaryOperator>(S); U && U->getOpcode() == UO_AddrOf) {
     const Expr *Sub = strip(U->getSubExpr());
+    if (std::string P = containerElements(Sub, /*Element=*/true); !P.empty()) {
+      R.Names.insert(P);
+      return R;
+    }
     if (const auto *A = dyn_cast<ArraySubscriptExpr>(Sub))
       return rootsOf(A->getBase(), Target, Depth + 1);
     std::string P = pathOf(Sub);
     if (P.empty())
       return Unfollowed(S);
     R.Names.insert(P); // The address of a host variable.
+    return R;
+  }
+  // A standard container's elements: storage of its own (v.data(), &v[0]).
+  if (std::string P = containerElements(S); !P.empty()) {
+    R.Names.insert(P);
     return R;
   }
   if (const auto *C = dyn_cast<CallExpr>(S)) {
@@ -338,6 +347,26 @@ BufferRoots HostAliases::rootsOf(const Expr *E, const std::string &Target, unsig
     return R;
   }
   return rootsOfPath(P, S);
+}
+
+std::string HostAliases::containerElements(const Expr *E, bool Element) const {
+  const Expr *Object = nullptr;
+  if (const auto *M = dyn_cast<CXXMemberCallExpr>(E); M && !Element) {
+    const CXXMethodDecl *Method = M->getMethodDecl();
+    if (Method && Method->getIdentifier() && Method->getName() == "data")
+      Object = M->getImplicitObjectArgument();
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+             Op && Element && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2) {
+    Object = Op->getArg(0);
+  }
+  if (!Object)
+    return "";
+  const CXXRecordDecl *Type = Object->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!Type || !Type->getIdentifier() || !Type->isInStdNamespace() ||
+      !llvm::is_contained({"vector", "array", "basic_string", "valarray"}, Type->getName()))
+    return "";
+  std::string P = pathOf(strip(Object));
+  return P.empty() ? "" : P + "'s elements";
 }
 
 BufferRoots HostAliases::rootsOfPath(const std::string &Path, const Expr *Named) {

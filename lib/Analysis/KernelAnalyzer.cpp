@@ -165,10 +165,122 @@ std::optional<WarpCollective> warpCollective(const CallExpr &Call, const ASTCont
   if (!Mask->isValueDependent() && Mask->EvaluateAsInt(Value, Ctx)) {
     W.Names = WarpCollective::Lanes::Mask;
     W.Mask = Value.Val.getInt().getZExtValue() & 0xffffffffu;
-  } else if (callsActiveMask(Mask)) {
-    W.Names = WarpCollective::Lanes::Reaching;
+  } else if (!Mask->isValueDependent()) {
+    W.Names = WarpCollective::Lanes::Computed;
+    W.MaskExpr = Mask;
+    W.AST = &Ctx;
   }
   return W;
+}
+
+namespace {
+
+/// Lanes the threads [First, Threads) of a 1-D block run with, by \p Cond;
+/// nothing when some do and some do not (or kfuse cannot tell).
+std::optional<bool> decideForThreads(const Expr *Cond, unsigned First, unsigned Threads,
+                                     const ASTContext &Ctx) {
+  const auto *B = dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts());
+  if (!B || !B->isComparisonOp())
+    return std::nullopt;
+  Expr::EvalResult Bound;
+  const Expr *Index = B->getLHS();
+  BinaryOperatorKind Op = B->getOpcode();
+  if (!B->getRHS()->EvaluateAsInt(Bound, Ctx)) {
+    if (!B->getLHS()->EvaluateAsInt(Bound, Ctx))
+      return std::nullopt;
+    Index = B->getRHS();
+    Op = BinaryOperator::reverseComparisonOp(Op);
+  }
+  std::optional<std::pair<BuiltinVar, unsigned>> Builtin =
+      builtinComponent(Index->IgnoreParenImpCasts());
+  if (!Builtin || *Builtin != std::make_pair(BuiltinVar::ThreadIdx, 0u))
+    return std::nullopt;
+  int64_t C = Bound.Val.getInt().getSExtValue();
+  auto Holds = [&](int64_t T) {
+    switch (Op) {
+    case BO_LT:
+      return T < C;
+    case BO_LE:
+      return T <= C;
+    case BO_GT:
+      return T > C;
+    case BO_GE:
+      return T >= C;
+    case BO_EQ:
+      return T == C;
+    default:
+      return T != C;
+    }
+  };
+  // Each comparison holds for a range of indices: the ends decide it.
+  if (Op == BO_EQ || Op == BO_NE)
+    return std::nullopt;
+  bool Low = Holds(First), High = Holds(static_cast<int64_t>(Threads) - 1);
+  return Low == High ? std::optional<bool>(Low) : std::nullopt;
+}
+
+/// The lanes \p E names for the threads [First, Threads) of a 1-D block:
+/// __activemask() names none beyond those that reach it (0 here).
+std::optional<uint64_t> lanesFor(const Expr *E, unsigned First, unsigned Threads,
+                                 const ASTContext &Ctx, unsigned Depth = 0) {
+  if (!E || Depth > 8 || E->isValueDependent())
+    return std::nullopt;
+  E = E->IgnoreParenCasts();
+  Expr::EvalResult Value;
+  if (E->EvaluateAsInt(Value, Ctx))
+    return Value.Val.getInt().getZExtValue() & 0xffffffffu;
+  if (callsActiveMask(E))
+    return 0;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(R->getDecl());
+    // A constant local is its initializer wherever it is read.
+    if (V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getType().isConstQualified())
+      return lanesFor(V->getInit(), First, Threads, Ctx, Depth + 1);
+    return std::nullopt;
+  }
+  if (const auto *C = dyn_cast<ConditionalOperator>(E)) {
+    if (std::optional<bool> Taken = decideForThreads(C->getCond(), First, Threads, Ctx))
+      return lanesFor(*Taken ? C->getTrueExpr() : C->getFalseExpr(), First, Threads, Ctx,
+                      Depth + 1);
+    std::optional<uint64_t> A = lanesFor(C->getTrueExpr(), First, Threads, Ctx, Depth + 1),
+                            B = lanesFor(C->getFalseExpr(), First, Threads, Ctx, Depth + 1);
+    return A && B ? std::optional<uint64_t>(*A | *B) : std::nullopt;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == BO_And) {
+    std::optional<uint64_t> L = lanesFor(B->getLHS(), First, Threads, Ctx, Depth + 1),
+                            R = lanesFor(B->getRHS(), First, Threads, Ctx, Depth + 1);
+    if (L && R)
+      return *L & *R;
+    return L ? L : R; // Either side bounds what they name together.
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool WarpCollective::namesOnlyLiveLanes(unsigned Threads, bool OneDimensional) const {
+  unsigned Live = Threads % 32;
+  if (Live == 0)
+    return true;
+  switch (Names) {
+  case Lanes::Mask:
+    return (Mask >> Live) == 0;
+  case Lanes::Reaching:
+    return true;
+  case Lanes::Tile:
+    return TileSize > 0 && Live % TileSize == 0;
+  case Lanes::Computed: {
+    // The threads of the last, padded warp decide it; in a block of more
+    // dimensions their threadIdx.x is not their place in it.
+    if (!OneDimensional || !MaskExpr)
+      return false;
+    std::optional<uint64_t> Named = lanesFor(MaskExpr, Threads - Live, Threads, *AST);
+    return Named && (*Named >> Live) == 0;
+  }
+  case Lanes::Any:
+    break;
+  }
+  return false;
 }
 
 std::optional<WarpCollective> warpCollective(const GCCAsmStmt &Asm) {

@@ -811,10 +811,13 @@ private:
   void relateHostCode(LaunchPair &P, const std::vector<BufferUse> &First,
                       const std::vector<BufferUse> &Second) const {
     const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
-    std::vector<const BufferUse *> Buffers;
+    std::vector<const BufferUse *> Buffers, Moved;
     for (const auto *Side : {&First, &Second})
       for (const BufferUse &U : *Side)
         Buffers.push_back(&U);
+    // Fused, the second launch runs where the first was, above the waits.
+    for (const BufferUse &U : Second)
+      Moved.push_back(&U);
     std::set<const VarDecl *> Given;
     for (const KernelLaunch *L : {&A, &B}) {
       std::set<const VarDecl *> N = namedIn(L->Site);
@@ -853,7 +856,7 @@ private:
       bool First = llvm::none_of(P.Assumptions, [](const LaunchAssumption &X) {
         return X.What == LaunchAssumption::HostWaits;
       });
-      if (First && !relateWait(P, *Wait, Buffers))
+      if (First && !relateWait(P, *Wait, Moved))
         continue;
       P.Assumptions.push_back({LaunchAssumption::HostWaits,
                                Wait->getDirectCallee()->getNameAsString(),
@@ -862,8 +865,10 @@ private:
   }
 
   /// A wait between the launches also waits for work queued earlier on other
-  /// streams, which the second launch, moved above it, would then race.
-  /// False when it does: the wait does more than wait for the first launch.
+  /// streams, which the second launch, moved above it, would then race where
+  /// it uses one of \p Moved (the second launch's buffers; the first runs
+  /// where it did). False when it does: the wait does more than wait for the
+  /// first launch.
   bool relateWait(LaunchPair &P, const CallExpr &Wait,
                   const std::vector<const BufferUse *> &Buffers) const {
     const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
@@ -916,6 +921,20 @@ private:
     return llvm::any_of(Buffers, [&](const BufferUse *U) { return Roots.mayShare(U->Roots, Why); });
   }
 
+  /// A variable named as it is (an enumerator, a function are not).
+  static bool isVariable(const Expr *E) {
+    const auto *R = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return R && isa<VarDecl>(R->getDecl());
+  }
+
+  /// A pointer to a struct no code may look into (cudaStream_t, cudaEvent_t,
+  /// a library's handle): it names a runtime object, never a buffer.
+  static bool isOpaqueHandle(QualType T) {
+    const auto *P = T.isNull() ? nullptr : T.getCanonicalType()->getAs<PointerType>();
+    const auto *R = P ? P->getPointeeType()->getAs<RecordType>() : nullptr;
+    return R && !R->getDecl()->getDefinition();
+  }
+
   /// What \p S names that may hold or be a buffer of the launches: a pointer
   /// that may point into one, or an object one is a member of.
   static std::string usesBuffers(const Stmt *S, const std::vector<const BufferUse *> &Buffers,
@@ -936,7 +955,7 @@ private:
     Named.TraverseStmt(const_cast<Stmt *>(S));
     for (const Expr *E : Named.Found) {
       std::string Path = Aliases.pathOf(E);
-      if (Path.empty())
+      if (Path.empty() || isOpaqueHandle(E->getType()))
         continue;
       if ((E->getType()->isPointerType() || E->getType()->isArrayType()) &&
           shared(Aliases.rootsOf(E), Buffers))
@@ -998,8 +1017,9 @@ private:
         continue;
       if (memoryCall(Name)) {
         for (const Expr *Arg : C->arguments())
-          if (Depth > 0 || Arg->getType()->isPointerType() || Arg->getType()->isArrayType() ||
-              isa<DeclRefExpr>(Arg->IgnoreParenImpCasts()))
+          if (Depth > 0 || ((Arg->getType()->isPointerType() || Arg->getType()->isArrayType() ||
+                             isVariable(Arg)) &&
+                            !isOpaqueHandle(Arg->getType())))
             if (Depth > 0 || shared(Aliases.rootsOf(Arg), Buffers))
               return "'" + Name + "'";
         continue;

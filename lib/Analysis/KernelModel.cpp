@@ -131,18 +131,4 @@ std::vector<const clang::VarDecl *> KernelModel::reachedDeviceVariables() const 
   return Result;
 }
 
-bool WarpCollective::namesOnlyLanesBelow(unsigned Live) const {
-  switch (Names) {
-  case Lanes::Mask:
-    return Live >= 32 || (Mask >> Live) == 0;
-  case Lanes::Reaching:
-    return true;
-  case Lanes::Tile:
-    return TileSize > 0 && Live % TileSize == 0;
-  case Lanes::Any:
-    return Live >= 32;
-  }
-  return false;
-}
-
 } // namespace kfuse

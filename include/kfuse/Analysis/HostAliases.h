@@ -56,6 +56,10 @@ private:
   BufferRoots rootsOfPath(const std::string &Path, const clang::Expr *Named);
   BufferRoots rootsOf(const clang::Expr *E, const std::string &Target, unsigned Depth);
   std::string text(const clang::Expr *E) const;
+  /// "v's elements" for v.data() (or, with \p Element, v[i], whose address
+  /// is taken) of a standard vector, array, string or valarray v; empty
+  /// for anything else.
+  std::string containerElements(const clang::Expr *E, bool Element = false) const;
 };
 
 } // namespace kfuse

@@ -77,13 +77,16 @@ struct WarpCollective {
     Mask,     ///< The constant Mask names them.
     Reaching, ///< Only lanes that reach it: __activemask(), a coalesced group.
     Tile,     ///< Every lane of a tile of TileSize lanes.
+    Computed, ///< MaskExpr computes them (per thread, as in `tid < k ? ~0u : m`).
     Any,      ///< kfuse cannot tell: any lane of the warp.
   } Names = Lanes::Any;
   uint64_t Mask = 0;
   unsigned TileSize = 0;
-  /// Whether it names only lanes below \p Live in a warp whose other lanes
-  /// do not run this kernel.
-  bool namesOnlyLanesBelow(unsigned Live) const;
+  const clang::Expr *MaskExpr = nullptr;
+  const clang::ASTContext *AST = nullptr; ///< MaskExpr's.
+  /// Whether, in a 1-D block (\p OneDimensional) of \p Threads threads
+  /// padded to whole warps, it names only lanes that run this kernel.
+  bool namesOnlyLiveLanes(unsigned Threads, bool OneDimensional) const;
 };
 
 /// What a called function does to the block, found through its body and the
