@@ -358,6 +358,10 @@ def gen_streams(rng, cid):
     setup += (f"  cudaStream_t s, s2;\n  CK({create});\n"
               "  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));\n"
               "  cudaEvent_t ev;\n  CK(cudaEventCreate(&ev));\n")
+    # The setup's fills run on the default stream: launches on s2 must not
+    # race them, in the original as in the fused program.
+    if own_stream:
+        setup += "  CK(cudaDeviceSynchronize());\n"
     # The apply launch reads d_a (copy_in) or writes d_o (copy_out, whose old
     # contents the copy reads back into h_big).
     if variant == "copy_out":
@@ -366,6 +370,8 @@ def gen_streams(rng, cid):
         copy = "  CK(cudaMemcpyAsync(d_z, h_big, nb * sizeof(float), cudaMemcpyHostToDevice, s));\n"
     elif variant == "no_stream":
         copy = "  CK(cudaMemcpy(d_a, h_big, nb * sizeof(float), cudaMemcpyHostToDevice));\n"
+        if own_stream:  # the copy is the default stream's work, which s2 does not wait for
+            copy += "  CK(cudaDeviceSynchronize());\n"
     else:
         copy = "  CK(cudaMemcpyAsync(d_a, h_big, nb * sizeof(float), cudaMemcpyHostToDevice, s));\n"
     if event or variant != "no_stream":
@@ -382,8 +388,11 @@ def gen_streams(rng, cid):
     unsafe = variant in ("copy_in", "copy_out")
     host = run_fn(cid, setup + copy + l1 + between + l2 + tail)
     control = device + run_fn(cid, setup + copy + l1 + l2 + between + tail) if unsafe else None
+    # run_caseN's caller, main, leaves nothing queued between cases (each ends
+    # with cudaDeviceSynchronize): true of these programs, so the config
+    # promises it (distinct_buffers), as a user who knows would.
     return Case(cid, "streams", f"{variant}/{wait}" + ("/own_stream" if own_stream else ""),
-                unsafe, device, host, control)
+                unsafe, device, host, control, promise=True)
 
 
 SCALAR_ALIASES = {
@@ -853,6 +862,9 @@ def batches(all_cases):
 # Writing a batch, and kfuse's verdicts on it.
 # ---------------------------------------------------------------------------
 
+CONTROLS_PER_BATCH = 8
+
+
 class Batch:
     """One batch's directory: cases.cu (the original program), controls.cu,
     config (suggest's yaml or a generated json), fused/ (kfuse's outputs)."""
@@ -878,12 +890,22 @@ class Batch:
             line += chunk.count("\n")
         with open(os.path.join(self.dir, "cases.cu"), "w") as f:
             f.write(text + main_of(self.cases))
-        ctl = [c for c in self.cases if c.control]
+        ctl = self.controls()
         body = "".join(f"// control of case {c.id}: {c.family} {c.variant}\n" + c.control + "\n" for c in ctl)
         with open(os.path.join(self.dir, "controls.cu"), "w") as f:
             f.write(PRELUDE + body + main_of(ctl))
         if not self.host:
             self.write_config()
+
+    def controls(self):
+        """The unsafe cases whose control runs: every variant of the batch
+        once before any twice, up to CONTROLS_PER_BATCH (a hanging control
+        costs its timeout on the GPU)."""
+        unsafe = [c for c in self.cases if c.control]
+        first = [c for i, c in enumerate(unsafe) if c.variant not in {d.variant for d in unsafe[:i]}]
+        rest = [c for c in unsafe if c not in first]
+        ctl = (first + rest)[:CONTROLS_PER_BATCH]
+        return sorted(ctl, key=lambda c: c.id)
 
     def write_config(self):
         """The kernel families' config, as JSON (kfuse's YAML reader takes it):
@@ -1121,7 +1143,7 @@ own nondeterminism), its rewritten program and its controls. A case that
 prints nothing for its timeout is a hang: the program is killed and started
 again from the next case (--from). Writes JSON lines to stdout (or -o FILE).
   python3 run.py [-o results.jsonl] [--timeout 20] [--control-timeout 8]"""
-import argparse, json, os, queue, subprocess, sys, threading, time
+import argparse, concurrent.futures, json, os, queue, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -1183,29 +1205,41 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-o", "--output")
     ap.add_argument("--timeout", type=float, default=20)
-    ap.add_argument("--control-timeout", type=float, default=8)
+    ap.add_argument("--control-timeout", type=float, default=5)
+    ap.add_argument("--jobs", type=int, default=8,
+                    help="programs run at once (the GPU time-slices them)")
     a = ap.parse_args()
     out = open(a.output, "w") if a.output else sys.stdout
+    lock = threading.Lock()
     manifest = json.load(open(os.path.join(HERE, "manifest.json")))
     for c in manifest["cases"]:
         out.write(json.dumps(dict(c, kind="case")) + "\n")
+    jobs = []
     for b in manifest["batches"]:
         progs = [("original", "prog_orig", b["cases"]), ("original2", "prog_orig", b["cases"])]
         if b["fused"]:
             progs.append(("rewritten", "prog_fused", b["cases"]))
         if b["controls"]:
             progs.append(("control", "prog_ctrl", b["controls"]))
-        for prog, exe, ids in progs:
-            path = os.path.join(HERE, b["dir"], exe)
-            if not os.path.exists(path):
-                out.write(json.dumps({"kind": "run", "batch": b["dir"], "prog": prog,
-                                      "status": "missing"}) + "\n")
-                continue
-            t = a.control_timeout if prog == "control" else a.timeout
-            emit = lambda r: (out.write(json.dumps(dict(r, kind="run", batch=b["dir"], prog=prog)) + "\n"),
-                              out.flush())
-            run_program(path, t, emit, ids)
-            sys.stderr.write(f"{b['dir']} {prog} done\n")
+        jobs += [(b["dir"], prog, exe, ids) for prog, exe, ids in progs]
+
+    def run_job(job):
+        batch, prog, exe, ids = job
+
+        def emit(r):
+            with lock:
+                out.write(json.dumps(dict(r, kind="run", batch=batch, prog=prog)) + "\n")
+                out.flush()
+
+        path = os.path.join(HERE, batch, exe)
+        if not os.path.exists(path):
+            emit({"status": "missing"})
+            return
+        run_program(path, a.control_timeout if prog == "control" else a.timeout, emit, ids)
+        sys.stderr.write(f"{batch} {prog} done\n")
+
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        list(pool.map(run_job, jobs))
 
 
 if __name__ == "__main__":
@@ -1235,7 +1269,7 @@ def write_bundle(bundle, done, all_cases, args):
             targets.append(f"{name}/prog_fused")
         mk += [f"{name}/prog_orig: {name}/cases.cu", "\t$(NVCC) $(FLAGS) -o $@ $<"]
         targets.append(f"{name}/prog_orig")
-        ctl = [c.id for c in b.cases if c.control]
+        ctl = [c.id for c in b.controls()]
         if ctl:
             mk += [f"{name}/prog_ctrl: {name}/controls.cu", "\t$(NVCC) $(FLAGS) -o $@ $<"]
             targets.append(f"{name}/prog_ctrl")
