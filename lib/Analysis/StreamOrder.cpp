@@ -278,12 +278,21 @@ private:
       W.Touches.push_back(anyBuffer());
       return W;
     }
-    std::optional<std::string> Inner = queuedIn(Def->getBody(), Depth + 1);
-    if (!Inner)
+    std::vector<QueuedWork> Inner;
+    if (Depth >= 3) {
+      Inner.push_back(opaque(&C, "work kfuse does not follow further"));
+    } else {
+      WorkFinder Find(Ctx, Aliases, Inner, Depth + 1);
+      Find.TraverseStmt(Def->getBody());
+    }
+    if (Inner.empty())
       return std::nullopt;
-    W.What += ", which queues " + *Inner + ",";
+    W.What += ", which queues " + Inner.front().What + ",";
     W.Stream.What = StreamRef::Unknown;
-    W.Touches.push_back(anyBuffer());
+    // What the callee's work uses it names by the callee's own names: any
+    // buffer, unless none of it uses memory at all (a delay, a timer).
+    if (llvm::any_of(Inner, [](const QueuedWork &I) { return !I.Touches.empty(); }))
+      W.Touches.push_back(anyBuffer());
     return W;
   }
 };
