@@ -107,6 +107,14 @@ static void kf_fill(int *h, size_t n, unsigned seed) {
     h[k] = (int)(x >> 20);
   }
 }
+// Keeps a stream busy for about 2 ms, so work queued behind it on that
+// stream runs after anything a control moves above the wait.
+__global__ void kf_spin(long long cycles) {
+  long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+static void kf_delay(cudaStream_t s) { kf_spin<<<1, 1, 0, s>>>(4000000LL); }
 static unsigned long long kf_hash(const void *p, size_t bytes, unsigned long long h) {
   const unsigned char *c = (const unsigned char *)p;
   size_t k = 0;
@@ -358,10 +366,9 @@ def gen_streams(rng, cid):
     setup += (f"  cudaStream_t s, s2;\n  CK({create});\n"
               "  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));\n"
               "  cudaEvent_t ev;\n  CK(cudaEventCreate(&ev));\n")
-    # The setup's fills run on the default stream: launches on s2 must not
-    # race them, in the original as in the fused program.
-    if own_stream:
-        setup += "  CK(cudaDeviceSynchronize());\n"
+    # The setup's fills run on the default stream: neither launches on s2
+    # nor the copy on the non-blocking s may race them.
+    setup += "  CK(cudaDeviceSynchronize());\n"
     # The apply launch reads d_a (copy_in) or writes d_o (copy_out, whose old
     # contents the copy reads back into h_big).
     if variant == "copy_out":
@@ -374,6 +381,10 @@ def gen_streams(rng, cid):
             copy += "  CK(cudaDeviceSynchronize());\n"
     else:
         copy = "  CK(cudaMemcpyAsync(d_a, h_big, nb * sizeof(float), cudaMemcpyHostToDevice, s));\n"
+    if variant != "no_stream":
+        # The copy waits behind a spin on its stream: whatever a control
+        # moves above the wait runs before it, every time.
+        copy = "  kf_delay(s);\n" + copy
     if event or variant != "no_stream":
         copy += "  CK(cudaEventRecord(ev, s));\n"
     if variant == "waited_before":
@@ -544,7 +555,7 @@ def kernel_case(rng, cid, family, variant, unsafe, device, main_kernel, main_blo
     control = None
     if unsafe and (control_device is not None or control_reverse):
         cl = control_launch or main_launch
-        cpair = (cl + lp) if first_partner == (not control_reverse) else (lp + cl)
+        cpair = (lp + cl) if first_partner == (not control_reverse) else (cl + lp)
         control = ((control_device or device) + partner(S, pb, partner_expr)
                    + run_fn(cid, setup + cpair + after + readback(named)))
     device = device + partner(S, pb, partner_expr)
@@ -695,14 +706,16 @@ SEQUENCING = {
                        "int s = slot{S}(k);\n    out[s] = k++ + 10 + (int)in[i];"),
     "compound_rhs": (True, "out[slot{S}(k)] = (k += 2) + (int)in[i];",
                      "int s = slot{S}(k);\n    out[s] = (k += 2) + (int)in[i];"),
-    "shift_assign": (True, "out[slot{S}(k)] <<= ++k;",
-                     "int s = slot{S}(k);\n    out[s] <<= ++k;"),
+    # The value each thread stores depends on the thread (+ i), or a
+    # permuted index would store the same values and hide the order.
+    "shift_assign": (True, "out[slot{S}(k)] <<= ++k + (i & 3);",
+                     "int s = slot{S}(k);\n    out[s] <<= ++k + (i & 3);"),
     "add_assign": (True, "out[slot{S}(k)] += (k = 3) * (int)in[i];",
                    "int s = slot{S}(k);\n    out[s] += (k = 3) * (int)in[i];"),
     "callee_changes": (True, "out[bump{S}(k)] = k + (int)in[i];",
                        "int s = bump{S}(k);\n    out[s] = k + (int)in[i];"),
-    "reference_index": (True, "out[idx{S}(k)] = (k += 2) * 3;",
-                        "int s = idx{S}(k);\n    out[s] = (k += 2) * 3;"),
+    "reference_index": (True, "out[idx{S}(k)] = (k += 2) * 3 + i;",
+                        "int s = idx{S}(k);\n    out[s] = (k += 2) * 3 + i;"),
     "pure_rhs": (False, "out[slot{S}(k)] = (int)in[i] + 10;", None),
     "sequenced": (False, "int v = k++ + 10;\n    out[slot{S}(k)] = v + (int)in[i];", None),
     "reads_only": (False, "out[slot{S}(k)] += k * (int)in[i];", None),
