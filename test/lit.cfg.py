@@ -34,6 +34,14 @@ if stand_in:
 else:
     config.available_features.add("nvcc")
 config.substitutions.append(("%kfuse", kfuse))
+# The fault injector (test/faults/faults.c), built with the tests: preloaded
+# by the tests of what kfuse leaves behind when writing goes wrong.
+if os.path.isfile(config.faults):
+    config.available_features.add("faults")
+else:
+    lit_config.note("no fault injector at %s: the tests that preload it are unsupported" %
+                    config.faults)
+config.substitutions.append(("%faults", config.faults))
 # Every emitted file is compiled for Hopper in the test that emits it, and
 # linked beside the objects of the original sources (position-independent,
 # into a shared library, so no main is needed) to catch symbols defined

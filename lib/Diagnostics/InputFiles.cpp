@@ -2,7 +2,9 @@
 
 #include "kfuse/Diagnostics/InputFiles.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/xxhash.h"
 
 #include <tuple>
 #include <unistd.h>
@@ -81,6 +83,10 @@ std::optional<std::pair<unsigned, unsigned>> jsonTooDeep(llvm::StringRef Json, u
       --Depth;
   }
   return std::nullopt;
+}
+
+uint64_t contentHash(llvm::StringRef Content) {
+  return llvm::xxh3_64bits(llvm::arrayRefFromStringRef(Content));
 }
 
 } // namespace kfuse

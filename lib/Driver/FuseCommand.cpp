@@ -60,6 +60,14 @@ public:
   int run(llvm::raw_ostream &Out) {
     if (Request.ListReplaced || Request.ListRewritten)
       return listFiles(Out);
+    // Every file or none: the header, the fused file, the depfile and the
+    // rewritten host files; the config and the measurements as they are
+    // before the run reads them.
+    OutputTransaction Files(Diags);
+    std::vector<std::string> Read = {absolutePath(Request.ConfigPath)};
+    if (Request.Tuning)
+      Read.push_back(absolutePath(*Request.Tuning));
+    Files.addInputs(Read);
     std::string OutputPath = outputPath();
     if (Request.Depfile && OutputPath == "-") {
       Diags.report(ID::DepfileNeedsOutput);
@@ -75,6 +83,13 @@ public:
     if (Request.Rewrite) {
       if (!Request.Header) {
         Diags.report(ID::RewriteNeedsHeader);
+        return 1;
+      }
+      // The rewritten files include the header by a path relative to them.
+      if (size_t Bad = Request.Header->find_first_of("\"\n\r"); Bad != std::string::npos) {
+        Diags.report(ID::HeaderPathUnwritable)
+            << *Request.Header << *Request.Header
+            << ((*Request.Header)[Bad] == '"' ? "a double quote" : "a line break");
         return 1;
       }
       HostRewriteTarget &Target = Input.RewriteLaunches.emplace();
@@ -95,9 +110,6 @@ public:
       return 1;
 
     std::string Text = printFusedFile(File);
-    // Every file or none: the header, the fused file, the depfile and the
-    // rewritten host files.
-    OutputTransaction Files(Diags);
     std::string Diff;
     if (!stageHosts(*Fused, Input, Files, Diff))
       return 1;
@@ -109,13 +121,16 @@ public:
       // Make syntax: the output, named as on the command line (Make matches
       // targets by name), depends on every file the run read.
       Files.stage(*Request.Depfile, printDepfile(OutputPath, Fused->Read));
+    // The diff is part of what the run writes: a stream that cannot take it
+    // stops the run before any file changes.
+    if (!Diff.empty() && !printed(Out, Diff))
+      return 1;
     if (!Files.commit())
       return 1;
     if (OutputPath == "-") {
       Out << Text;
       return 0;
     }
-    Out << Diff;
     for (const FusedKernel &K : File.Kernels)
       llvm::errs() << "kfuse: wrote fusion '" << K.Fusion << "' (" << K.Sections.size()
                    << " kernels, " << K.BlockThreads << " threads per block) to " << OutputPath
@@ -127,6 +142,21 @@ private:
   const ParseSettings &Settings;
   const FuseRequest &Request;
   Reporter &Diags;
+
+  /// Writes \p Text to \p Out, or reports why the stream took none of it.
+  bool printed(llvm::raw_ostream &Out, llvm::StringRef Text) {
+    Out << Text;
+    Out.flush();
+    // Only the stream on a file descriptor can fail (a test's string cannot).
+    if (&Out != &llvm::outs())
+      return true;
+    llvm::raw_fd_ostream &File = llvm::outs();
+    if (!File.has_error())
+      return true;
+    Diags.report(ID::OutputStreamFailed) << "standard output" << File.error().message();
+    File.clear_error();
+    return false;
+  }
 
   std::string outputPath() const {
     if (Request.Output)
@@ -142,25 +172,27 @@ private:
     for (const RewrittenHost &H : Fused.Hosts) {
       switch (*Request.Rewrite) {
       case RewriteOutput::Copies:
-        Files.stage(copyPath(H.File, *Input.RewriteLaunches), H.Text, /*MakeDirectory=*/true);
+        Files.stage(copyPath(H.File, *Input.RewriteLaunches), H.Text);
         break;
       case RewriteOutput::Diff:
         Diff += printUnifiedDiff(relativePath(H.File, "."), H.Original, H.Text);
         break;
       case RewriteOutput::InPlace: {
-        std::string Backup = H.File + ".orig";
-        if (llvm::sys::fs::exists(Backup)) {
-          Diags.report(ID::RewriteBackupExists) << Backup;
+        // A link replaced by a file would no longer be a link.
+        if (llvm::sys::fs::is_symlink_file(H.File)) {
+          llvm::SmallString<256> Real;
+          llvm::sys::fs::real_path(H.File, Real);
+          Diags.report(ID::RewriteInPlaceLink) << H.File << std::string(Real);
           return false;
         }
         llvm::erase(Inputs, H.File);
-        Files.stage(Backup, H.Original);
+        Files.stageBackup(H.File + ".orig", H.File, H.Original);
         Files.stage(H.File, H.Text);
         break;
       }
       }
     }
-    Files.addInputs(Inputs);
+    Files.addInputs(Inputs, Fused.ReadHashes);
     return true;
   }
 

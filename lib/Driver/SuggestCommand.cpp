@@ -103,7 +103,7 @@ public:
     llvm::raw_string_ostream TableOut(Table), MarkdownOut(Markdown);
     printSuggestions(S, TableFormat::Terminal, TableOut);
     OutputTransaction Outputs(Diags);
-    Outputs.addInputs(Parser.inputFiles());
+    Outputs.addInputs(Parser.inputFiles(), Parser.inputHashes());
     Outputs.addInputs(Parser.commandFiles());
     if (Request.Profile)
       Outputs.addInputs({absolutePath(*Request.Profile)});

@@ -326,6 +326,24 @@ std::vector<std::string> SourceParser::inputFiles() const {
   return {Files.begin(), Files.end()};
 }
 
+std::map<std::string, uint64_t> SourceParser::inputHashes() const {
+  std::map<std::string, uint64_t> Hashes;
+  for (const auto &[Key, Unit] : Units) {
+    if (!Unit)
+      continue;
+    const clang::SourceManager &SM = Unit->getSourceManager();
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+      llvm::StringRef Real = Unit->getFileManager().getCanonicalName(It->first);
+      if (Real.empty() || Real.starts_with(ShimDir) || Real == wrapperCudaH())
+        continue;
+      // What the parse read: the file's buffer, loaded once.
+      if (std::optional<llvm::MemoryBufferRef> Text = It->second->getBufferIfLoaded())
+        Hashes.emplace(Real.str(), contentHash(Text->getBuffer()));
+    }
+  }
+  return Hashes;
+}
+
 std::vector<std::string> SourceParser::commandFiles() const {
   std::vector<std::string> Files(OptionsFiles.begin(), OptionsFiles.end());
   if (!DatabaseFile.empty()) {

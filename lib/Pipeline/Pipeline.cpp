@@ -177,6 +177,7 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
   if (Diags.errorCount() != 0)
     return std::nullopt;
   Result.Read = runInputs(Input.ConfigPath, Input.Tuning, Parser);
+  Result.ReadHashes = Parser.inputHashes();
   return Result;
 }
 

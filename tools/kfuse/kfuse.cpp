@@ -318,6 +318,26 @@ int runCommand(int argc, const char **argv) {
   return 2;
 }
 
+/// A standard stream that failed (a full disk, a closed pipe) is the run's
+/// error, never LLVM's fatal one at exit; one that fails on stderr cannot
+/// say so, but the exit status does.
+int closeStreams(int Status) {
+  outs().flush();
+  if (outs().has_error()) {
+    kfuse::Reporter Diags(errs(), /*ShowRemarks=*/false);
+    Diags.report(kfuse::diag::ID::OutputStreamFailed)
+        << "standard output" << outs().error().message();
+    outs().clear_error();
+    Status = Status ? Status : 1;
+  }
+  errs().flush();
+  if (errs().has_error()) {
+    errs().clear_error();
+    Status = Status ? Status : 1;
+  }
+  return Status;
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
@@ -328,5 +348,5 @@ int main(int argc, const char **argv) {
     Status = runCommand(argc, argv);
   });
   Worker.join();
-  return Status;
+  return closeStreams(Status);
 }

@@ -44,6 +44,10 @@ struct InputText {
 /// FIFO is refused, never read until memory runs out.
 InputText readInput(const std::string &Path, uint64_t Limit = InputSizeLimit);
 
+/// What kfuse fingerprints a file's content with (xxh3): a run that writes
+/// checks each input it read against the file before it commits.
+uint64_t contentHash(llvm::StringRef Content);
+
 /// JSON nesting kfuse parses; real results and databases nest under ten.
 constexpr unsigned JsonDepthLimit = 256;
 

@@ -64,6 +64,10 @@ public:
   /// Every file the parsed units read (sources and the headers they
   /// include), absolute and sorted, for a build system's dependencies.
   std::vector<std::string> inputFiles() const;
+  /// The same files, each with the hash (OutputTransaction::hashOf's,
+  /// xxh3) of the content the parse read: a run that writes checks them
+  /// against the files before it commits.
+  std::map<std::string, uint64_t> inputHashes() const;
 
   /// The files the compile commands came from (compile_commands.json or
   /// compile_flags.txt, and nvcc options files), absolute: inputs no output

@@ -16,6 +16,7 @@
 #include "kfuse/Transforms/LaunchRewriter.h"
 #include "kfuse/Version.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,8 @@ struct FusionOutput {
   /// Every file read, absolute: the config, the measurements, the sources
   /// and the headers they include (what a depfile lists).
   std::vector<std::string> Read;
+  /// Of the sources and headers among them, the hash of what was read.
+  std::map<std::string, uint64_t> ReadHashes;
 };
 
 /// What became of one fusion of the config.
