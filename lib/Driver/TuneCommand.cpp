@@ -78,6 +78,12 @@ public:
       : Settings(Settings), Request(Request), Diags(Diags) {}
 
   int run(llvm::raw_ostream &Out) {
+    // The config and the measurements as they are before the run reads them.
+    for (const std::optional<std::string> &Path :
+         {std::optional<std::string>(Request.ConfigPath), Request.Results})
+      if (Path)
+        if (InputText In = readInput(*Path); In.Buffer)
+          ReadHashes[absolutePath(*Path)] = contentHash(In.Buffer->getBuffer());
     std::optional<Config> C = readConfigFile(Request.ConfigPath, Diags);
     if (!C)
       return 1;
@@ -92,6 +98,7 @@ public:
     Pipeline.load(Fusions);
     // No output of the run may be one of these.
     ReadFiles = runInputs(Request.ConfigPath, Request.Results, Parser);
+    ReadHashes.merge(Parser.inputHashes());
     if (Request.Results)
       return select(*C, Pipeline, *Request.Results, Out);
     std::string Bundle = Request.Bundle.value_or(llvm::sys::path::stem(C->Path).str() + ".tune");
@@ -116,6 +123,8 @@ private:
   const TuneRequest &Request;
   Reporter &Diags;
   std::vector<std::string> ReadFiles; ///< What the run reads.
+  /// The content each input held when the run read it (contentHash).
+  std::map<std::string, uint64_t> ReadHashes;
 
   bool haveLaunches(const Config &C, const std::vector<const FusionSpec *> &Fusions) {
     bool Ok = true;
@@ -195,72 +204,51 @@ private:
   /// The bundle's folder of copies of the project's files.
   static constexpr const char *SourcesFolder = "src";
 
+  /// The folder of tune's reports: --report's, else kfuse-report/ beside
+  /// the config.
+  std::string reportDirectory(const Config &C) const {
+    if (Request.ReportDir)
+      return *Request.ReportDir;
+    llvm::SmallString<256> Dir(directoryOf(C.Path));
+    llvm::sys::path::append(Dir, "kfuse-report");
+    return std::string(Dir);
+  }
+
+  /// Names tune's reports marker lists.
+  static constexpr const char *ReportMarker = ".kfuse-report";
+
+  /// Whether kfuse may write \p Reports into \p Dir: a folder of its own
+  /// (claimOwnDirectory), where it replaces no file it did not write.
+  std::optional<std::set<std::string>>
+  claimReportDirectory(const std::string &Dir, const std::map<std::string, std::string> &Reports) {
+    auto Refuse = [&](const std::string &Why) { Diags.report(ID::ReportDirectory) << Dir << Why; };
+    std::optional<std::set<std::string>> Earlier = claimOwnDirectory(Dir, ReportMarker, {}, Refuse);
+    if (!Earlier)
+      return std::nullopt;
+    for (const auto &[Name, Text] : Reports) {
+      std::string Path = Dir + "/" + Name;
+      if (!Earlier->count(Name) &&
+          (llvm::sys::fs::exists(Path) || llvm::sys::fs::is_symlink_file(Path))) {
+        Refuse("'" + Name +
+               "' in it is not a file kfuse wrote there, and kfuse does not replace it");
+        return std::nullopt;
+      }
+    }
+    return Earlier;
+  }
+
   /// Whether kfuse may write a bundle to \p Dir: a new or empty directory,
   /// or one whose marker says kfuse wrote it. Returns the files an earlier
   /// bundle there wrote, or nothing after reporting why not.
   std::optional<std::set<std::string>> claimBundleDirectory(const std::string &Dir) {
-    namespace fs = llvm::sys::fs;
-    auto Refuse = [&](const std::string &Why) -> std::optional<std::set<std::string>> {
-      Diags.report(ID::BundleDirectory) << Dir << Why;
-      return std::nullopt;
-    };
+    auto Refuse = [&](const std::string &Why) { Diags.report(ID::BundleDirectory) << Dir << Why; };
     // The harness hands these paths to nvcc, which reads them through a shell.
-    std::string Absolute = absolutePath(Dir);
-    if (Absolute.find_first_of("\"$`\\") != std::string::npos)
-      return Refuse("its path holds a '\"', '$', '`' or '\\', which nvcc cannot take in the "
-                    "paths the harness compiles");
-    if (fs::is_symlink_file(Dir))
-      return Refuse("it is a symbolic link; a bundle is a directory of kfuse's own");
-    if (!fs::exists(Dir))
-      return std::set<std::string>();
-    if (!fs::is_directory(Dir))
-      return Refuse("it is not a directory");
-    std::string Marker = Dir + "/" + BundleMarker;
-    if (!fs::exists(Marker) && !fs::is_symlink_file(Marker)) {
-      std::error_code EC;
-      fs::directory_iterator It(Dir, EC);
-      if (!EC && It != fs::directory_iterator())
-        return Refuse("it holds files and no '" + std::string(BundleMarker) +
-                      "' marker, so they are not kfuse's; name a new or empty directory");
-      return std::set<std::string>();
+    if (absolutePath(Dir).find_first_of("\"$`\\") != std::string::npos) {
+      Refuse("its path holds a '\"', '$', '`' or '\\', which nvcc cannot take in the paths the "
+             "harness compiles");
+      return std::nullopt;
     }
-    InputText In = fs::is_symlink_file(Marker) ? InputText() : readInput(Marker);
-    if (!In.Buffer)
-      return Refuse("its marker '" + Marker + "' cannot be read" +
-                    (In.Why.empty() ? "" : ": " + In.Why));
-    std::set<std::string> Earlier;
-    llvm::SmallVector<llvm::StringRef> Lines;
-    In.Buffer->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-    for (llvm::StringRef Line : llvm::drop_begin(Lines))
-      // Only names inside the directory: a marker is no licence to reach out.
-      if (insideBundle(Line))
-        Earlier.insert(Line.str());
-    return Earlier;
-  }
-
-  /// Whether \p Name is a plain name of the bundle, or a path under its
-  /// copies of the sources without a '.' or '..' step.
-  static bool insideBundle(llvm::StringRef Name) {
-    llvm::SmallVector<llvm::StringRef> Steps;
-    Name.split(Steps, '/');
-    if (Steps.size() > 1 && Steps.front() != SourcesFolder)
-      return false;
-    return llvm::none_of(Steps,
-                         [](llvm::StringRef S) { return S.empty() || S == "." || S == ".."; });
-  }
-
-  /// Refuses a bundle file that is a symbolic link: writing it would
-  /// follow the link out of the bundle.
-  /// The first symbolic link among \p Name in \p Dir and the folders on
-  /// the way to it (the sources' copies), or nothing.
-  static std::optional<std::string> linkOnTheWay(const std::string &Dir, const std::string &Name) {
-    for (size_t End = Name.find('/');; End = Name.find('/', End + 1)) {
-      std::string Part = Name.substr(0, End);
-      if (llvm::sys::fs::is_symlink_file(Dir + "/" + Part))
-        return Part;
-      if (End == std::string::npos)
-        return std::nullopt;
-    }
+    return claimOwnDirectory(Dir, BundleMarker, {SourcesFolder}, Refuse);
   }
 
   bool noLinksAmong(const std::string &Dir, const std::map<std::string, std::string> &Files) {
@@ -409,36 +397,29 @@ private:
     Files["kfuse_element_types.def"] = elementTypesSource();
     Files["kfuse_candidate_kinds.def"] = candidateKindsSource();
     Files["run.sh"] = tuneRunScript();
-    std::string Marker = "kfuse tuning bundle: the files kfuse wrote here, which the next bundle "
-                         "written here replaces or removes\n";
+    std::vector<std::string> Names;
     for (const auto &[Name, Text] : Files)
-      Marker += Name + "\n";
-    Files[BundleMarker] = Marker;
+      Names.push_back(Name);
+    std::string Marker =
+        ownDirectoryMarker("kfuse tuning bundle: the files kfuse wrote here, "
+                           "which the next bundle written here replaces or removes",
+                           Names);
     if (!noLinksAmong(Dir, Files))
       return false;
     OutputTransaction Written(Diags);
-    Written.addInputs(ReadFiles);
+    Written.addInputs(ReadFiles, ReadHashes);
+    // The marker first: a run stopped before the rest leaves a directory
+    // the next run claims.
+    Written.stage(Dir + "/" + BundleMarker, Marker);
     for (const auto &[Name, Text] : Files)
-      Written.stage(Dir + "/" + Name, Text, /*MakeDirectory=*/true);
+      Written.stage(Dir + "/" + Name, Text);
     if (!Written.commit())
       return false;
-    removeStale(Dir, *Earlier, Files);
+    removeStale(Dir, *Earlier, std::set<std::string>(Names.begin(), Names.end()));
     llvm::sys::fs::setPermissions(Dir + "/run.sh", llvm::sys::fs::all_read |
                                                        llvm::sys::fs::all_exe |
                                                        llvm::sys::fs::owner_write);
     return true;
-  }
-
-  /// Removes what the earlier bundle in \p Dir wrote and this one did not
-  /// (run.sh would compile an originals_N.cu of more inputs beside the new
-  /// ones); never a link, never a file the marker does not name.
-  static void removeStale(const std::string &Dir, const std::set<std::string> &Earlier,
-                          const std::map<std::string, std::string> &Files) {
-    for (const std::string &Name : Earlier) {
-      std::string Path = Dir + "/" + Name;
-      if (!Files.count(Name) && !linkOnTheWay(Dir, Name) && llvm::sys::fs::is_regular_file(Path))
-        llvm::sys::fs::remove(Path);
-    }
   }
 
   /// The inputs' own include directories (-I, -iquote), real paths, so that
@@ -547,35 +528,47 @@ private:
       File.Kernels.push_back(std::move(*K));
     }
     std::string OutputDir = directoryOf(ToStdout ? "" : Output);
-    std::string ReportDir = Request.ReportDir.value_or(OutputDir);
     if (!File.Kernels.empty())
       File.Preambles = Pipeline.preambles(OutputDir);
     if (Diags.errorCount() != 0)
       return 1;
+    // The reports and the charts, in a folder of kfuse's own.
+    std::map<std::string, std::string> Reports;
+    Reports["tuning.yaml"] = printTuningYaml(*Results, Verdicts);
+    Reports["tuning-report.md"] = printReport(*Results, Verdicts);
+    for (size_t I = 0; I < Results->Fusions.size(); ++I)
+      Reports[chartFileName(Results->Fusions[I])] =
+          renderChartSvg(Results->Fusions[I], Verdicts[I]);
+    std::vector<EvaluationRow> Rows = evaluate(evaluationCases(Pipeline, *Results, Verdicts));
+    Reports["evaluation.md"] = printEvaluation(*Results, Rows);
+    std::vector<FusionExplanation> Why = explanations(Pipeline, *Results, Rows);
+    Reports["why.md"] = printExplanations(*Results, Why);
+    Reports[ThroughputChartFileName] = renderThroughputChartSvg(Why);
+    Reports[RatioChartFileName] = renderRatioChartSvg(*Results, Rows);
+    std::string ReportDir = reportDirectory(C);
+    std::optional<std::set<std::string>> Earlier = claimReportDirectory(ReportDir, Reports);
+    if (!Earlier)
+      return 1;
     // The reports, the charts and the winning variants together, or none.
     OutputTransaction Written(Diags);
-    Written.addInputs(ReadFiles);
-    const bool MakeDirectory = true; // The report's and the output's directories may be new.
-    Written.stage(ReportDir + "/tuning.yaml", printTuningYaml(*Results, Verdicts), MakeDirectory);
-    Written.stage(ReportDir + "/tuning-report.md", printReport(*Results, Verdicts), MakeDirectory);
-    for (size_t I = 0; I < Results->Fusions.size(); ++I)
-      Written.stage(ReportDir + "/" + chartFileName(Results->Fusions[I]),
-                    renderChartSvg(Results->Fusions[I], Verdicts[I]), MakeDirectory);
-    std::vector<EvaluationRow> Rows = evaluate(evaluationCases(Pipeline, *Results, Verdicts));
-    Written.stage(ReportDir + "/evaluation.md", printEvaluation(*Results, Rows), MakeDirectory);
-    std::vector<FusionExplanation> Why = explanations(Pipeline, *Results, Rows);
-    Written.stage(ReportDir + "/why.md", printExplanations(*Results, Why), MakeDirectory);
-    Written.stage(ReportDir + "/" + ThroughputChartFileName, renderThroughputChartSvg(Why),
-                  MakeDirectory);
-    Written.stage(ReportDir + "/" + RatioChartFileName, renderRatioChartSvg(*Results, Rows),
-                  MakeDirectory);
+    Written.addInputs(ReadFiles, ReadHashes);
+    std::vector<std::string> Names;
+    for (const auto &[Name, Text] : Reports)
+      Names.push_back(Name);
+    Written.stage(ReportDir + "/" + ReportMarker,
+                  ownDirectoryMarker("kfuse tune's reports: the files kfuse wrote here, which the "
+                                     "next run that reports here replaces or removes",
+                                     Names));
+    for (const auto &[Name, Text] : Reports)
+      Written.stage(ReportDir + "/" + Name, Text);
     // Written when no variant wins too: an earlier run's winners left in
     // place would be built as this run's.
     std::string Fused = printFusedFile(File);
     if (!ToStdout)
-      Written.stage(Output, Fused, MakeDirectory);
+      Written.stage(Output, Fused);
     if (!Written.commit())
       return 1;
+    removeStale(ReportDir, *Earlier, std::set<std::string>(Names.begin(), Names.end()));
     if (ToStdout)
       Out << Fused;
     Status << "kfuse: wrote " << ReportDir
