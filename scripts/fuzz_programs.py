@@ -46,6 +46,7 @@ on any control that does not differ.
 """
 import argparse
 import collections
+import gzip
 import concurrent.futures
 import json
 import os
@@ -1161,6 +1162,13 @@ import argparse, concurrent.futures, json, os, queue, subprocess, sys, threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+# CUDA loads a kernel's module at its first launch by default, and the
+# load waits for the device: a race a moved launch opens (a copy on another
+# stream) closes again. Eager loading keeps every program's launches where
+# they are.
+ENV = dict(os.environ, CUDA_MODULE_LOADING="EAGER")
+
+
 def run_program(exe, timeout, emit, ids):
     """Runs exe from its first case on. A case that says nothing for
     `timeout` seconds is a hang; a case that dies is an error; either way
@@ -1168,7 +1176,7 @@ def run_program(exe, timeout, emit, ids):
     pending = list(ids)
     while pending:
         p = subprocess.Popen([exe, "--from", str(pending[0])], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, bufsize=1)
+                             stderr=subprocess.STDOUT, text=True, bufsize=1, env=ENV)
         lines = queue.Queue()
 
         def read(stream=p.stdout, q=lines):
@@ -1221,6 +1229,7 @@ def main():
     ap.add_argument("--control-timeout", type=float, default=5)
     ap.add_argument("--jobs", type=int, default=8,
                     help="programs run at once (the GPU time-slices them)")
+    ap.add_argument("--batches", help="only these batch folders (comma-separated)")
     a = ap.parse_args()
     out = open(a.output, "w") if a.output else sys.stdout
     lock = threading.Lock()
@@ -1228,7 +1237,10 @@ def main():
     for c in manifest["cases"]:
         out.write(json.dumps(dict(c, kind="case")) + "\n")
     jobs = []
+    only = set(a.batches.split(",")) if a.batches else None
     for b in manifest["batches"]:
+        if only and b["dir"] not in only:
+            continue
         progs = [("original", "prog_orig", b["cases"]), ("original2", "prog_orig", b["cases"])]
         if b["fused"]:
             progs.append(("rewritten", "prog_fused", b["cases"]))
@@ -1304,19 +1316,25 @@ def write_bundle(bundle, done, all_cases, args):
         json.dump(manifest, f, indent=1)
 
 
-def read_results(path):
-    """The per-family table of a GPU run; findings are differences, hangs and
-    errors in accepted cases, and controls that did not differ."""
+def read_results(paths):
+    """The per-family table of GPU runs (a later file's runs of a case take
+    the place of an earlier's; .gz files are read as they are); findings are
+    differences, hangs and errors in accepted cases, and controls that did
+    not differ."""
     cases, runs = {}, collections.defaultdict(dict)
-    for line in open(path):
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        r = json.loads(line)
-        if r["kind"] == "case":
-            cases[r["id"]] = r
-        elif r["kind"] == "run" and "case" in r:
-            runs[r["case"]][r["prog"]] = r
+    for path in paths:
+        opened = gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+        later = collections.defaultdict(dict)
+        for line in opened:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if r["kind"] == "case":
+                cases[r["id"]] = r
+            elif r["kind"] == "run" and "case" in r:
+                later[r["case"]][r["prog"]] = r
+        runs.update(later)
     table = collections.defaultdict(collections.Counter)
     refusals = collections.defaultdict(collections.Counter)
     findings, warnings = [], []
@@ -1399,10 +1417,13 @@ def main():
                     help="fail when kfuse accepts a case the model says it must refuse")
     ap.add_argument("--compile", action="store_true", help="nvcc -c every program kfuse rewrote")
     ap.add_argument("--bundle", help="write the programs, a Makefile and run.py for a GPU machine here")
-    ap.add_argument("--results", help="read run.py's output and print the per-family table")
+    ap.add_argument("--results", nargs="+",
+                    help="read run.py's output (files of later runs of some batches after) and "
+                         "print the per-family table")
     args = ap.parse_args()
     # kfuse and nvcc run in each batch's directory.
     args.kfuse, args.nvcc, args.work = (os.path.abspath(p) for p in (args.kfuse, args.nvcc, args.work))
+
 
     if args.results:
         return read_results(args.results)
