@@ -129,15 +129,21 @@ def write_tree(root, files):
 
 
 def read_tree(root):
-    """Every file under root (symlinks as their target's text): path -> bytes."""
+    """Every file under root (symlinks as their target's text): path -> bytes,
+    with the root's own path (which a depfile names) written as <ROOT>, so
+    that trees in two directories compare."""
     out = {}
+    roots = sorted({root, os.path.realpath(root)}, key=len, reverse=True)
     for dirpath, dirs, files in os.walk(root):
         for f in files:
             full = os.path.join(dirpath, f)
             rel = os.path.relpath(full, root)
             try:
                 with open(full, "rb") as h:
-                    out[rel] = h.read()
+                    data = h.read()
+                for r in roots:
+                    data = data.replace(r.encode(), b"<ROOT>")
+                out[rel] = data
             except OSError:
                 out[rel] = None
     return out
