@@ -792,11 +792,13 @@ private:
           P.Conflicts.push_back({LaunchConflict::WriteAfterRead, X.Name, B.Loc, Other, Alias, ""});
       }
     relateHostCode(P, First, Second);
+    if (!P.independent())
+      relateChain(P, First);
     bool Received = false;
     for (const auto *Side : {&First, &Second})
       for (const BufferUse &U : *Side)
         Received |= U.Roots.Received;
-    if (P.independent() && Received && First.size() + Second.size() > 1)
+    if ((P.independent() || P.chainable()) && Received && First.size() + Second.size() > 1)
       P.Assumptions.push_back({LaunchAssumption::DistinctBuffers, "", A.Loc});
     if (A.CallerRejected)
       P.Assumptions.push_back(
@@ -804,6 +806,168 @@ private:
     if (A.DefaultStream != B.DefaultStream || (!A.DefaultStream && A.Stream.Text != B.Stream.Text))
       P.Assumptions.push_back({LaunchAssumption::OtherStreams, "", B.Loc});
     return P;
+  }
+
+  /// Whether dependent launches could run one after the other in each
+  /// thread (a vertical fusion): every dependence a buffer the first writes
+  /// through one argument and the second only reads, named alike by both.
+  /// Fills the pair's flows and scalars of one value, or says why not.
+  void relateChain(LaunchPair &P, const std::vector<BufferUse> &First) const {
+    const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
+    auto Refuse = [&](std::string Why) {
+      P.NotChainable = std::move(Why);
+      P.Flows.clear();
+    };
+    if (!A.Kernel || !B.Kernel || !Uses[P.First] || !Uses[P.Second])
+      return Refuse("kfuse cannot read both kernels");
+    if (A.Syntax != LaunchSyntax::Chevrons || B.Syntax != LaunchSyntax::Chevrons)
+      return Refuse("a launch is not written with <<<>>>");
+    if (A.DefaultStream != B.DefaultStream || (!A.DefaultStream && A.Stream.Text != B.Stream.Text))
+      return Refuse("they run on different streams");
+    for (const LaunchConflict &X : P.Conflicts)
+      if (std::string Why = unchainable(X); !Why.empty())
+        return Refuse(Why);
+    const KernelUses &UA = *Uses[P.First], &UB = *Uses[P.Second];
+    for (const LaunchConflict &X : P.Conflicts) {
+      // The one argument of the first that writes the buffer, unmoved.
+      std::optional<size_t> From;
+      for (size_t I = 0; I < A.Args.size(); ++I)
+        if (A.Args[I].Buffer == X.Buffer && I < UA.Params.size() && writes(UA.Params[I])) {
+          if (From || A.Args[I].Offset)
+            return Refuse(A.KernelName + " writes '" + X.Buffer +
+                          "' through more than one argument, or at an offset");
+          From = I;
+        }
+      if (!From || llvm::none_of(First, [&](const BufferUse &U) {
+            return U.Name == X.Buffer && U.Roots.Names.size() == 1 && !U.Roots.Any;
+          }))
+        return Refuse("'" + X.Buffer + "' is no one buffer an argument of " + A.KernelName +
+                      " names");
+      for (size_t J = 0; J < B.Args.size(); ++J) {
+        if (B.Args[J].Buffer != X.Buffer)
+          continue;
+        if (B.Args[J].Offset || J >= UB.Params.size() || UB.Params[J] != ParamUse::Read)
+          return Refuse(B.KernelName + " writes '" + X.Buffer + "' too, or reads it at an offset");
+        LaunchFlow F{*From, J, X.Buffer, false, ""};
+        F.Live = liveAfter(P, *From, J);
+        F.Dead = F.Live.empty();
+        P.Flows.push_back(std::move(F));
+      }
+    }
+    if (P.Flows.empty())
+      return Refuse("no argument of " + B.KernelName + " names what " + A.KernelName + " writes");
+    P.SameArgs = sameArguments(A, B);
+  }
+
+  /// Why a dependence is not one a vertical fusion keeps in the thread
+  /// (a buffer the first writes and the second reads); empty when it is.
+  static std::string unchainable(const LaunchConflict &X) {
+    bool Buffer = X.What == LaunchConflict::ReadAfterWrite ||
+                  X.What == LaunchConflict::WriteAfterRead ||
+                  X.What == LaunchConflict::WriteAfterWrite;
+    if (Buffer && !X.Other.empty())
+      return "kfuse cannot tell whether '" + X.Other + "' is '" + X.Buffer + "'";
+    switch (X.What) {
+    case LaunchConflict::ReadAfterWrite:
+      return "";
+    case LaunchConflict::WriteAfterRead:
+      return "the second writes '" + X.Buffer + "', which the first reads";
+    case LaunchConflict::WriteAfterWrite:
+      return "both write '" + X.Buffer + "'";
+    case LaunchConflict::HostUse:
+      return "host code between them uses '" + X.Buffer + "'";
+    case LaunchConflict::PendingWork:
+      return "a wait between them orders other work on '" + X.Buffer + "'";
+    case LaunchConflict::AliasedWrite:
+      return "host code between them may change " + X.Buffer;
+    case LaunchConflict::UnknownKernel:
+      return "kfuse cannot read the launch of '" + X.Buffer + "'";
+    }
+    return "kfuse does not know this dependence";
+  }
+
+  /// Why the buffer flowing from argument \p From of the first launch to
+  /// argument \p To of the second may be read after them (or by the first
+  /// before it writes it): empty when nothing does. Conservative: the
+  /// buffer must be a local of the launching function that nothing but the
+  /// two launches, its allocation and its free names.
+  std::string liveAfter(const LaunchPair &P, size_t From, size_t To) const {
+    const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
+    const auto *KA = cast<CUDAKernelCallExpr>(A.Site), *KB = cast<CUDAKernelCallExpr>(B.Site);
+    const VarDecl *V = variableOf(strip(KA->getArg(From)));
+    if (!V || V != variableOf(strip(KB->getArg(To))))
+      return "kfuse cannot tell which variable holds it";
+    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V))
+      return "'" + V->getNameAsString() + "' is not a local of " + A.Caller->getNameAsString() +
+             ": code elsewhere may read it";
+    if (Uses[P.First]->Params[From] != ParamUse::Written)
+      return A.KernelName + " reads '" + V->getNameAsString() + "' too";
+    struct Finder : RecursiveASTVisitor<Finder> {
+      const VarDecl *V;
+      const Stmt *A, *B;
+      const DeclRefExpr *Other = nullptr;
+      std::vector<const Stmt *> Allowed;
+      bool TraverseStmt(Stmt *S) {
+        if (S == A || S == B || llvm::is_contained(Allowed, S))
+          return true;
+        return RecursiveASTVisitor::TraverseStmt(S);
+      }
+      bool VisitCallExpr(CallExpr *C) {
+        const FunctionDecl *F = C->getDirectCallee();
+        // Allocating or freeing it reads no element.
+        if (F && F->getIdentifier() &&
+            llvm::is_contained(
+                {"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaFree", "cudaFreeAsync"},
+                F->getName()))
+          for (const Expr *Arg : C->arguments())
+            Allowed.push_back(Arg);
+        return true;
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *R) {
+        if (R->getDecl() == V && !Other)
+          Other = R;
+        return !Other;
+      }
+    } Find;
+    Find.V = V;
+    Find.A = A.Site;
+    Find.B = B.Site;
+    // A call is visited before its arguments are traversed.
+    Find.TraverseStmt(const_cast<Stmt *>(A.Caller->getBody()));
+    if (!Find.Other)
+      return "";
+    return "'" + V->getNameAsString() + "' is named at " +
+           launchLocation(Unit.getSourceManager(), Find.Other->getBeginLoc()) +
+           ", which may read it";
+  }
+
+  /// Scalar arguments of the two launches that carry one value: one
+  /// variable nothing between them changes (relateHostCode refuses the
+  /// pair otherwise), or one constant, for parameters of one type.
+  static std::vector<std::pair<size_t, size_t>> sameArguments(const KernelLaunch &A,
+                                                              const KernelLaunch &B) {
+    std::vector<std::pair<size_t, size_t>> Same;
+    const auto *KA = cast<CUDAKernelCallExpr>(A.Site), *KB = cast<CUDAKernelCallExpr>(B.Site);
+    for (size_t J = 0; J < B.Args.size() && J < B.Kernel->getNumParams(); ++J) {
+      QualType TB = B.Kernel->getParamDecl(J)->getType().getCanonicalType().getUnqualifiedType();
+      if (B.Args[J].IsPointer || !TB->isScalarType())
+        continue;
+      for (size_t I = 0; I < A.Args.size() && I < A.Kernel->getNumParams(); ++I) {
+        QualType TA = A.Kernel->getParamDecl(I)->getType().getCanonicalType().getUnqualifiedType();
+        if (A.Args[I].IsPointer || TA != TB)
+          continue;
+        const VarDecl *VA = variableOf(strip(KA->getArg(I))),
+                      *VB = variableOf(strip(KB->getArg(J)));
+        bool OneVariable = VA && VA == VB;
+        bool OneConstant = (A.Args[I].Value && A.Args[I].Value == B.Args[J].Value) ||
+                           (A.Args[I].Real && A.Args[I].Real == B.Args[J].Real);
+        if (OneVariable || OneConstant) {
+          Same.push_back({I, J});
+          break;
+        }
+      }
+    }
+    return Same;
   }
 
   /// Host statements between the two launches must neither touch their

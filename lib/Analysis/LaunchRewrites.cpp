@@ -499,9 +499,12 @@ private:
           << name(M) << name(M - 1) << Where << Why;
       return;
     }
-    for (const LaunchConflict &X : P->Conflicts)
-      Diags.report(Second.Loc, SM, ID::RewriteDependent)
-          << name(M - 1) << name(M) << describe(X, name(M - 1), name(M), SM);
+    if (F.Mode == FusionMode::Vertical)
+      checkChain(*P, M);
+    else
+      for (const LaunchConflict &X : P->Conflicts)
+        Diags.report(Second.Loc, SM, ID::RewriteDependent)
+            << name(M - 1) << name(M) << describe(X, name(M - 1), name(M), SM);
     for (const LaunchAssumption &X : P->Assumptions) {
       // What callers pass and leave queued is theirs to promise.
       bool Promised =
@@ -514,6 +517,64 @@ private:
               F.Name + "' to promise it)";
       Diags.report(Second.Loc, SM, ID::RewriteUnproven) << name(M - 1) << name(M) << Why;
     }
+  }
+
+  /// The index of parameter \p Ref of member \p M's kernel, when \p Ref
+  /// names member \p M.
+  std::optional<size_t> paramOf(const ParamRef &Ref, size_t M) const {
+    if (Ref.Kernel != Members[M].Spec->Id)
+      return std::nullopt;
+    const FunctionDecl *K = Members[M].Model.Decl;
+    for (size_t I = 0; I < K->getNumParams(); ++I)
+      if (K->getParamDecl(I)->getName() == Ref.Param)
+        return I;
+    return std::nullopt;
+  }
+
+  /// A vertical fusion runs member \p M after the one before it in each
+  /// thread and takes what the config says passes between them: every
+  /// buffer the first writes and the second reads must be a flow of the
+  /// config, and each flow, temporary and scalar of one value the config
+  /// gives must be what the program does.
+  void checkChain(const LaunchPair &P, size_t M) {
+    const KernelLaunch &Second = Launches[P.Second];
+    auto Refuse = [&](const std::string &Why) {
+      Diags.report(Second.Loc, SM, ID::RewriteChain) << name(M - 1) << name(M) << Why;
+    };
+    if (!P.independent() && !P.chainable())
+      return Refuse(P.NotChainable.empty() ? describe(P.Conflicts.front(), name(M - 1), name(M), SM)
+                                           : P.NotChainable);
+    auto Param = [&](size_t Member, size_t I) {
+      return Members[Member].Spec->Id + "." +
+             Members[Member].Model.Decl->getParamDecl(I)->getNameAsString();
+    };
+    auto Matches = [&](const FlowSpec &Flow, const LaunchFlow &X) {
+      return paramOf(Flow.From, M - 1) == X.FromArg && paramOf(Flow.To, M) == X.ToArg;
+    };
+    for (const LaunchFlow &X : P.Flows)
+      if (llvm::none_of(F.Flows, [&](const FlowSpec &Flow) { return Matches(Flow, X); }))
+        Refuse(name(M) + " reads '" + X.Buffer + "', which " + name(M - 1) +
+               " writes, and the config has no flow from " + Param(M - 1, X.FromArg) + " to " +
+               Param(M, X.ToArg));
+    for (const FlowSpec &Flow : F.Flows) {
+      if (!paramOf(Flow.From, M - 1) || !paramOf(Flow.To, M))
+        continue;
+      auto X = llvm::find_if(P.Flows, [&](const LaunchFlow &X) { return Matches(Flow, X); });
+      if (X == P.Flows.end())
+        Refuse("the config passes " + Flow.From.spelling() + " to " + Flow.To.spelling() +
+               ", but the program does not give them one buffer that the first writes and the "
+               "second reads");
+      else if (Flow.Temporary && !X->Dead)
+        Refuse("the config makes '" + X->Buffer + "' temporary (never stored), but " + X->Live);
+    }
+    for (const std::vector<ParamRef> &Group : F.Same)
+      for (const ParamRef &A : Group)
+        for (const ParamRef &B : Group) {
+          std::optional<size_t> I = paramOf(A, M - 1), J = paramOf(B, M);
+          if (I && J && !llvm::is_contained(P.SameArgs, std::make_pair(*I, *J)))
+            Refuse("the config says " + A.spelling() + " and " + B.spelling() +
+                   " carry one value, and the program may give them different ones");
+        }
   }
 
   /// Three or more launches: every two of them independent, which the
@@ -565,7 +626,8 @@ std::optional<LaunchGroup> findLaunchGroup(ASTUnit &Host, const RejectedCode &Re
                                            const Config &C, const FusionSpec &F,
                                            const std::vector<FusionMember> &Members,
                                            const std::vector<KernelUses> &Uses, Reporter &Diags) {
-  if (F.Mode == FusionMode::Vertical) {
+  // Only neighbours are related: a flow into a later kernel is not seen.
+  if (F.Mode == FusionMode::Vertical && Members.size() > 2) {
     Diags.report({{ID::RewriteVertical, F.Position.Line, F.Position.Column, {F.Name}}}, C.Path);
     return std::nullopt;
   }

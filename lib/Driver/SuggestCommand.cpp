@@ -389,7 +389,26 @@ private:
       C.Conflicts.push_back(kfuse::describe(X, A, B, SM));
     for (const LaunchAssumption &X : P->Assumptions)
       C.Assumptions.push_back(kfuse::describe(X, A, B, SM));
+    if (P->chainable())
+      chain(C, S, *P);
+    else if (!P->NotChainable.empty() && llvm::any_of(P->Conflicts, [](const LaunchConflict &X) {
+               return X.What == LaunchConflict::ReadAfterWrite;
+             }))
+      // Only a pair where one reads what the other wrote is a chain's shape.
+      C.Conflicts.push_back("not vertically either: " + P->NotChainable);
     return C;
+  }
+
+  /// The vertical fusion of dependent launches whose every dependence is a
+  /// buffer the first writes and the second reads.
+  static void chain(Candidate &C, const Suggestions &S, const LaunchPair &P) {
+    C.Mode = FusionMode::Vertical;
+    const SuggestedLaunch &A = S.Launches[P.First], &B = S.Launches[P.Second];
+    for (const LaunchFlow &F : P.Flows)
+      C.Flows.push_back({P.First, P.Second, A.Args[F.FromArg].Param, B.Args[F.ToArg].Param,
+                         F.Buffer, F.Dead, F.Live});
+    for (auto [I, J] : P.SameArgs)
+      C.Same.push_back({P.First, P.Second, A.Args[I].Param, B.Args[J].Param});
   }
 
   /// With \p Calibration, the estimate divides by the peaks the harness
@@ -427,7 +446,8 @@ private:
             It->second = estimatedCoarsening(coarsenable(S.Launches[I], Found[I], Parser));
           Of.back().Coarsen = It->second;
         }
-      if (Of.size() != C.Members.size())
+      // The model is of kernels side by side; a chain is not estimated.
+      if (Of.size() != C.Members.size() || C.Mode == FusionMode::Vertical)
         continue;
       DevicePeaks Peaks;
       DeviceLimits Device;
@@ -462,7 +482,7 @@ private:
     std::vector<size_t> Index;
     for (size_t I = 0; I < S.Candidates.size(); ++I) {
       const Candidate &C = S.Candidates[I];
-      bool Known = C.independent() && llvm::all_of(C.Members, [&](size_t M) {
+      bool Known = C.fusable() && llvm::all_of(C.Members, [&](size_t M) {
                      return !S.Launches[M].File.empty() && S.Launches[M].Block;
                    });
       // A launch CUDA refuses fails in the program too: nothing to fuse, and
@@ -480,7 +500,7 @@ private:
       if (Known) {
         Checkable.Candidates.push_back(C);
         Index.push_back(I);
-      } else if (C.independent()) {
+      } else if (C.fusable()) {
         S.Candidates[I].Refusals.push_back(
             "not checked: the kernel's file or block size is not known");
       }

@@ -4,6 +4,7 @@
 
 #include "kfuse/Config/Config.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 
 #include <set>
@@ -47,11 +48,13 @@ std::string members(const Suggestions &S, const Candidate &C) {
 }
 
 std::string verdict(const Candidate &C) {
-  if (!C.independent())
+  if (!C.fusable())
     return "dependent";
   if (!C.Checked)
     return "not checked";
-  return C.Refusals.empty() ? "fuses" : "refused";
+  if (!C.Refusals.empty())
+    return "refused";
+  return C.Mode == FusionMode::Vertical ? "fuses vertically" : "fuses";
 }
 
 /// Memory + compute, or what limits each member.
@@ -151,8 +154,17 @@ private:
       auto Item = [&](const char *What, const std::string &Text) {
         OS << (Markdown ? "  - " : "      ") << What << Text << "\n";
       };
-      for (const std::string &Why : C.Conflicts)
-        Item("dependent: ", Why);
+      if (C.Mode == FusionMode::Vertical) {
+        // The dependences are the flows a vertical fusion keeps in the thread.
+        for (const SuggestedFlow &F : C.Flows)
+          Item("flow: ",
+               S.Launches[F.From].Id + "." + F.FromParam + " -> " + S.Launches[F.To].Id + "." +
+                   F.ToParam + " ('" + F.Buffer + "'): " +
+                   (F.Temporary ? "in registers, nothing reads it after" : "stored, " + F.Kept));
+      } else {
+        for (const std::string &Why : C.Conflicts)
+          Item("dependent: ", Why);
+      }
       for (const std::string &Why : C.Refusals)
         Item("kfuse check: ", Why);
       for (const std::string &What : C.Assumptions)
@@ -183,11 +195,13 @@ public:
     std::vector<const Candidate *> Chosen;
     std::set<size_t> Used;
     for (const Candidate &C : S.Candidates)
-      if (Content == ConfigContent::Kernels ? C.independent() : C.ready()) {
+      if (Content == ConfigContent::Kernels ? C.fusable() : C.ready()) {
         Chosen.push_back(&C);
         Used.insert(C.Members.begin(), C.Members.end());
       }
     Out += "# Written by kfuse suggest: the launches below could run side by side";
+    if (llvm::any_of(Chosen, [](const Candidate *C) { return C->Mode == FusionMode::Vertical; }))
+      Out += "\n# (or, 'mode: vertical', one after the other in each thread)";
     Out += Content == ConfigContent::Launches ? "\n# and kfuse fuses them. " : ".\n# ";
     Out += "Values the source does not show are FILL: give them before kfuse tune.\n";
     Out += "kernels:\n";
@@ -290,7 +304,27 @@ private:
     if (C.Bound)
       Note =
           "estimated " + times(C.Bound->Speedup) + ", perfect overlap " + times(C.Bound->Overlap);
-    line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
+    if (C.Mode != FusionMode::Vertical) {
+      line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
+      return;
+    }
+    line(2, "- name: " + C.Name, Note);
+    line(4, "mode: vertical", "each thread runs the kernels one after the other");
+    line(4, "kernels: [" + Kernels + "]", "");
+    line(4, "flows:", "");
+    for (const SuggestedFlow &F : C.Flows)
+      line(6,
+           "- {from: " + S.Launches[F.From].Id + "." + F.FromParam + ", to: " +
+               S.Launches[F.To].Id + "." + F.ToParam + (F.Temporary ? ", temporary: true}" : "}"),
+           "'" + F.Buffer + "'" + (F.Temporary ? ": nothing reads it after" : ": " + F.Kept));
+    if (C.Same.empty())
+      return;
+    line(4, "same:", "");
+    for (const SuggestedSame &X : C.Same)
+      line(6,
+           "- [" + S.Launches[X.First].Id + "." + X.FirstParam + ", " + S.Launches[X.Second].Id +
+               "." + X.SecondParam + "]",
+           "");
   }
 };
 

@@ -8,7 +8,7 @@ namespace kfuse {
 
 namespace {
 
-int tier(const Candidate &C) { return C.ready() ? 0 : C.independent() ? 1 : 2; }
+int tier(const Candidate &C) { return C.ready() ? 0 : C.fusable() ? 1 : 2; }
 
 } // namespace
 

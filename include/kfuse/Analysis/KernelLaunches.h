@@ -184,11 +184,33 @@ std::string describe(const LaunchAssumption &X, const std::string &First, const 
 
 /// Two launches that follow one another on every path through one block
 /// of host code: nothing between them branches, loops, jumps or launches.
+/// A buffer the first of two launches writes and the second reads: what a
+/// vertical fusion passes from one kernel to the next in the thread (or the
+/// block) instead of through memory.
+struct LaunchFlow {
+  size_t FromArg = 0,
+         ToArg = 0;   ///< The first's argument that writes it, the second's that reads it.
+  std::string Buffer; ///< As host code names it.
+  /// Nothing reads it after the second launch (nor the first before it
+  /// writes it), so a fusion need not store it at all.
+  bool Dead = false;
+  std::string Live; ///< Why it may be read after, when not Dead.
+};
+
 struct LaunchPair {
   size_t First = 0, Second = 0;          ///< Indices into the launches.
   std::vector<LaunchConflict> Conflicts; ///< Empty: they can run side by side.
   std::vector<LaunchAssumption> Assumptions;
+  /// Launches that depend on each other only through buffers the first
+  /// writes and the second reads: those buffers, and the scalar arguments
+  /// (first's, second's) that carry one value.
+  std::vector<LaunchFlow> Flows;
+  std::vector<std::pair<size_t, size_t>> SameArgs;
+  /// Why the dependent launches cannot run one after the other in each
+  /// thread instead; empty when they can (or are independent).
+  std::string NotChainable;
   bool independent() const { return Conflicts.empty(); }
+  bool chainable() const { return !independent() && NotChainable.empty() && !Flows.empty(); }
 };
 
 struct LaunchRelations {

@@ -51,6 +51,24 @@ struct SuggestedLaunch {
   std::optional<ProfiledKernel> Profile;
 };
 
+/// A buffer one launch of a vertical candidate writes and the next reads.
+struct SuggestedFlow {
+  size_t From = 0, To = 0; ///< Indices into the launches.
+  std::string FromParam, ToParam;
+  std::string Buffer; ///< As host code names it.
+  /// Nothing reads it after the chain: the fused kernel keeps it in
+  /// registers only (`temporary: true`).
+  bool Temporary = false;
+  std::string Kept; ///< Why it is still stored, when not Temporary.
+};
+
+/// Scalar parameters of two launches of a vertical candidate that carry one
+/// value (`same:`).
+struct SuggestedSame {
+  size_t First = 0, Second = 0; ///< Indices into the launches.
+  std::string FirstParam, SecondParam;
+};
+
 /// Launches that could be one fused launch.
 struct Candidate {
   std::string Name;            ///< The fusion's name in the config.
@@ -67,9 +85,16 @@ struct Candidate {
   /// config names them.
   std::vector<std::string> Replace;
   std::optional<FusionEstimate> Bound; ///< With a profile of every member.
+  /// Side by side (independent launches), or one after the other in each
+  /// thread: dependent launches whose every dependence is a Flow.
+  FusionMode Mode = FusionMode::Horizontal;
+  std::vector<SuggestedFlow> Flows;
+  std::vector<SuggestedSame> Same;
 
   bool independent() const { return Conflicts.empty(); }
-  bool ready() const { return independent() && Checked && Refusals.empty(); }
+  /// Whether a fusion of some mode could take them: kfuse check says.
+  bool fusable() const { return independent() || Mode == FusionMode::Vertical; }
+  bool ready() const { return fusable() && Checked && Refusals.empty(); }
 };
 
 struct Suggestions {
