@@ -132,9 +132,9 @@ checkLaunchArguments(const FusionMember &M, const std::string &ConfigPath, Repor
 }
 
 bool tunable(const Config &C, const FusionSpec &F, Reporter &Diags) {
-  // Vertical chains pass data between kernels, which the harness's
-  // side-by-side variants and their validation do not model.
-  if (C.kernelsOf(F) != F.Kernels || F.Mode == FusionMode::Vertical) {
+  // A chain inside a horizontal fusion is one kernel of it, which the
+  // harness's variants do not model.
+  if (C.kernelsOf(F) != F.Kernels) {
     Diags.report({{ID::TuneVertical, F.Position.Line, F.Position.Column, {F.Name}}}, C.Path);
     return false;
   }

@@ -169,15 +169,82 @@ private:
     return K;
   }
 
+  /// Where \p Ref points among \p Members: (kernel, parameter).
+  static std::optional<std::pair<size_t, size_t>> locate(const ParamRef &Ref,
+                                                         const std::vector<FusionMember> &Members) {
+    for (size_t K = 0; K < Members.size(); ++K)
+      if (Members[K].Spec->Id == Ref.Kernel)
+        for (size_t P = 0; P < Members[K].Model.Params.size(); ++P)
+          if (Members[K].Model.Params[P]->getName() == Ref.Param)
+            return std::make_pair(K, P);
+    return std::nullopt;
+  }
+
+  static std::string argumentText(const TuneArgument &A) {
+    return A.Buffer ? "a buffer of " + std::to_string(A.Count) + " " + elementSpelling(A.Type)
+                    : "the value " + A.Value;
+  }
+
+  /// A vertical fusion's kernels run in order on the harness's buffers:
+  /// each flow's consumer is given its producer's buffer (not compared
+  /// where it is a temporary), and the scalars of one value must be given
+  /// one value. False after reporting launches that disagree.
+  bool chainArguments(const Config &C, const FusionSpec &F,
+                      const std::vector<FusionMember> &Members, TuneFusion &TF) {
+    TF.Chained = true;
+    bool Ok = true;
+    for (const FlowSpec &Flow : F.Flows) {
+      auto From = locate(Flow.From, Members), To = locate(Flow.To, Members);
+      if (!From || !To)
+        continue; // The chain's proof reports it.
+      TuneArgument &Producer = TF.Kernels[From->first].Args[From->second];
+      TuneArgument &Consumer = TF.Kernels[To->first].Args[To->second];
+      if (!Producer.Buffer || !Consumer.Buffer || Producer.Type != Consumer.Type ||
+          Producer.Count < Consumer.Count) {
+        Diags.report({{diag::ID::TuneFlowArgs,
+                       Flow.Position.Line,
+                       Flow.Position.Column,
+                       {F.Name, Flow.From.spelling(), Flow.To.spelling(), argumentText(Producer),
+                        argumentText(Consumer)}}},
+                     C.Path);
+        Ok = false;
+        continue;
+      }
+      Consumer.AliasKernel = static_cast<int>(From->first);
+      Consumer.AliasArg = static_cast<int>(From->second);
+      Producer.Temporary |= Flow.Temporary;
+    }
+    for (const std::vector<ParamRef> &Group : F.Same)
+      for (size_t I = 1; I < Group.size(); ++I) {
+        auto A = locate(Group.front(), Members), B = locate(Group[I], Members);
+        if (!A || !B)
+          continue;
+        const TuneArgument &X = TF.Kernels[A->first].Args[A->second],
+                           &Y = TF.Kernels[B->first].Args[B->second];
+        if (X.Value == Y.Value)
+          continue;
+        Diags.report({{diag::ID::TuneSameValues,
+                       Group[I].Position.Line,
+                       Group[I].Position.Column,
+                       {F.Name, Group.front().spelling(), Group[I].spelling(), argumentText(X),
+                        argumentText(Y)}}},
+                     C.Path);
+        Ok = false;
+      }
+    return Ok;
+  }
+
   /// A pointer to each parameter, as Clang prints it: `T *` pasted to a
   /// pointer to rows (`const double (*)[8][4]`) would not parse.
-  std::vector<std::string> paramPointerTypes(const std::vector<FusionMember> &Members) {
-    std::vector<std::string> Types;
+  std::vector<std::vector<std::string>>
+  paramPointerTypes(const std::vector<FusionMember> &Members) {
+    std::vector<std::vector<std::string>> Types;
     for (const FusionMember &M : Members) {
       clang::ASTContext &AST = M.Unit->getASTContext();
+      Types.emplace_back();
       for (const clang::ParmVarDecl *P : M.Model.Params) {
         clang::QualType T = clang::TypeName::getFullyQualifiedType(P->getType(), AST);
-        Types.push_back(
+        Types.back().push_back(
             AST.getPointerType(T.getUnqualifiedType()).getAsString(AST.getPrintingPolicy()));
       }
     }
@@ -344,9 +411,15 @@ private:
         TF.Kernels.push_back(*K);
         Natives[M.Unit].push_back(*K);
       }
-      std::vector<std::string> Types = paramPointerTypes(Members);
-      for (const FusedLayout &V :
-           variantSpace(Shape, F.Tune.Step, gridsToTry(Pipeline.config(), F, Members))) {
+      if (TF.Kernels.size() != Members.size())
+        continue; // Reported.
+      if (F.Mode == FusionMode::Vertical && !chainArguments(Pipeline.config(), F, Members, TF))
+        continue;
+      std::vector<std::vector<std::string>> Types = paramPointerTypes(Members);
+      std::vector<GridMode> Grids = gridsToTry(Pipeline.config(), F, Members);
+      for (const FusedLayout &V : F.Mode == FusionMode::Vertical
+                                      ? chainSpace(Shape, Grids)
+                                      : variantSpace(Shape, F.Tune.Step, Grids)) {
         unsigned Sum = 0;
         for (unsigned T : V.Threads)
           Sum += T;

@@ -38,7 +38,8 @@ void printArgs(llvm::raw_ostream &OS, const std::string &Table, const TuneKernel
   for (const TuneArgument &A : K.Args)
     OS << "    {" << (A.Buffer ? "true" : "false") << ", Scalar::" << elementEnumerator(A.Type)
        << ", " << A.Count << "ull, " << (A.ConstantFill ? "true" : "false") << ", " << number(A.Low)
-       << ", " << number(A.High) << ", " << (A.Buffer ? "0" : A.Value) << "},\n";
+       << ", " << number(A.High) << ", " << (A.Buffer ? "0" : A.Value) << ", " << A.AliasKernel
+       << ", " << A.AliasArg << ", " << (A.Temporary ? "true" : "false") << "},\n";
   if (K.Args.empty())
     OS << "    {}\n";
   OS << "};\n";
@@ -86,13 +87,13 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
   for (const TuneFusion &F : Fusions)
     OS << "    {" << literal(F.Name) << ", kKernels_" << F.Name << ", " << F.Kernels.size()
        << ", kVariants_" << F.Name << ", " << F.Variants.size() << ", " << F.Samples << ", "
-       << number(F.Tolerance) << "},\n";
+       << number(F.Tolerance) << ", " << (F.Chained ? "true" : "false") << "},\n";
   OS << "};\n";
   return Text;
 }
 
 std::string printVariantSource(const FusedFile &File,
-                               const std::vector<std::string> &ParamPointerTypes) {
+                               const std::vector<std::vector<std::string>> &ParamPointerTypes) {
   std::string Text = "// The harness compiles this file with -DKFUSE_MIN_BLOCKS_PER_SM=N for the\n"
                      "// variant with the register bound.\n"
                      "#ifndef KFUSE_MIN_BLOCKS_PER_SM\n#define KFUSE_MIN_BLOCKS_PER_SM 1\n#endif\n";
@@ -105,11 +106,13 @@ std::string printVariantSource(const FusedFile &File,
      << "extern \"C\" cudaError_t kfuse_variant_launch(const kfuse_launch *launches, "
         "void *const *args, cudaStream_t stream) {\n"
      << "  return " << K.LauncherName << "(";
-  size_t Arg = 0;
+  size_t First = 0; // The section's first argument among all kernels'.
   for (size_t S = 0; S < K.Sections.size(); ++S) {
     OS << (S ? ", " : "") << "launches[" << S << "]";
-    for (size_t P = 0; P < K.Sections[S].Params.size(); ++P, ++Arg)
-      OS << ", *static_cast<" << ParamPointerTypes[Arg] << ">(args[" << Arg << "])";
+    for (const FusedParam &P : K.Sections[S].Params)
+      OS << ", *static_cast<" << ParamPointerTypes[S][P.Position] << ">(args[" << First + P.Position
+         << "])";
+    First += ParamPointerTypes[S].size();
   }
   OS << ", stream);\n}\n";
   return Text;

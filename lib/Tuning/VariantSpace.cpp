@@ -211,4 +211,36 @@ std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, un
   return Out;
 }
 
+std::vector<FusedLayout> chainSpace(const std::vector<TuneMember> &Members,
+                                    const std::vector<GridMode> &Grids) {
+  std::vector<FusedLayout> Out;
+  // A chain is one range, as many threads as its largest block.
+  unsigned Threads = 0;
+  for (const TuneMember &M : Members)
+    Threads = std::max(Threads, M.Threads);
+  std::vector<unsigned> Own{Threads};
+  bool Reductions = std::any_of(Members.begin(), Members.end(),
+                                [](const TuneMember &M) { return M.TreeReduction; });
+  for (GridMode G : Grids) {
+    if (stacksRanges(G))
+      continue;
+    std::vector<unsigned> PerIteration{1};
+    if (G == GridMode::AsLaunched)
+      PerIteration.assign(std::begin(ChainBlocksPerIteration), std::end(ChainBlocksPerIteration));
+    else if (G == GridMode::Persistent)
+      PerIteration.push_back(4);
+    for (unsigned Blocks : PerIteration)
+      for (bool OneWarp : {false, true}) {
+        if (OneWarp && !Reductions)
+          continue;
+        FusedLayout L = layout(Own, G);
+        L.Vertical = true;
+        L.BlocksPerIteration = Blocks;
+        L.Reductions = OneWarp ? ReductionStyle::OneWarp : ReductionStyle::AsWritten;
+        Out.push_back(L);
+      }
+  }
+  return Out;
+}
+
 } // namespace kfuse

@@ -37,8 +37,9 @@ struct CheckedLaunchArg {
 std::optional<std::vector<CheckedLaunchArg>>
 checkLaunchArguments(const FusionMember &M, const std::string &ConfigPath, Reporter &Diags);
 
-/// Kernels of \p F without a launch spec, or \p F itself when it is a
-/// vertical chain, which kfuse tune does not measure: reported at the config.
+/// Kernels of \p F without a launch spec, or \p F itself when it nests a
+/// vertical chain in a horizontal fusion, which kfuse tune does not
+/// measure: reported at the config.
 bool tunable(const Config &C, const FusionSpec &F, Reporter &Diags);
 
 } // namespace kfuse

@@ -27,6 +27,10 @@ struct TuneArgument {
   bool ConstantFill = false;
   double Low = 0, High = 0;
   std::string Value = "0"; ///< For scalars, as written.
+  /// A vertical fusion's flow: the buffer of argument AliasArg of kernel
+  /// AliasKernel, which an earlier kernel writes; -1 for a buffer of its own.
+  int AliasKernel = -1, AliasArg = -1;
+  bool Temporary = false; ///< Nothing reads it after the fusion: not compared.
 };
 
 struct TuneKernel {
@@ -54,6 +58,7 @@ struct TuneFusion {
   std::vector<TuneVariant> Variants;
   unsigned Samples = 30;
   double Tolerance = 1e-5;
+  bool Chained = false; ///< A vertical fusion: the kernels run in order only.
 };
 
 /// tune_spec.h: the tables the harness reads.
@@ -61,10 +66,11 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions);
 
 /// A variant's source: the fused file, compiled with the bound the harness
 /// passes as KFUSE_MIN_BLOCKS_PER_SM, and the two entry points the harness
-/// loads. \p ParamPointerTypes are pointers to the fused launcher's
-/// parameter types, in order.
+/// loads. \p ParamPointerTypes are pointers to each original kernel's
+/// parameter types, in order: the harness passes every kernel's arguments,
+/// and the launcher takes those a vertical fusion does not drop.
 std::string printVariantSource(const FusedFile &File,
-                               const std::vector<std::string> &ParamPointerTypes);
+                               const std::vector<std::vector<std::string>> &ParamPointerTypes);
 
 /// An input file with its kernels, and a getter for each kernel the
 /// harness launches natively.

@@ -94,6 +94,20 @@ bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
 std::vector<FusedLayout> variantSpace(const std::vector<TuneMember> &Members, unsigned Step,
                                       const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
 
+/// Original blocks per fused block the variants of a vertical fusion try as
+/// launched: where a kernel's loads wait on the one before it, several
+/// blocks' chains in flight hide that latency (configs/vertical.yaml's
+/// chain measured fastest at 4 on an H100, docs/benchmarks.md).
+constexpr unsigned ChainBlocksPerIteration[] = {1, 2, 4, 8};
+
+/// The variants of a vertical fusion (its kernels one after the other in
+/// each thread, on one range of its largest block): in each of \p Grids that does
+/// not stack ranges, as launched with each of ChainBlocksPerIteration
+/// blocks at a time, persistent with 1 and 4; where a kernel has a tree
+/// reduction, each also with its reductions in one warp.
+std::vector<FusedLayout> chainSpace(const std::vector<TuneMember> &Members,
+                                    const std::vector<GridMode> &Grids = {GridMode::AsLaunched});
+
 } // namespace kfuse
 
 #endif
