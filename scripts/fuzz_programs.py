@@ -16,6 +16,7 @@ kfuse and nvcc run once per batch. Families of cases (one generator each):
     streams        an async copy on another stream, a wait between the launches
     scalar_alias   a scalar argument changed between the launches through an alias
     helper_launch  launches inside a helper a time-step loop calls
+    chain          a producer and a consumer back to back (vertical fusion)
   kernel side (a generated config naming the layout, then --rewrite-launches)
     statics          a function-scope static in a __device__ helper
     shared_helper    a helper's function-scope __shared__ array, called twice
@@ -61,7 +62,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATCH = 60
 BLOCKS = [64, 128, 256, 512]
 PARTNER_BLOCKS = [64, 128, 256]
-HOST_FAMILIES = ["inplace", "streams", "scalar_alias", "helper_launch"]
+HOST_FAMILIES = ["inplace", "streams", "scalar_alias", "helper_launch", "chain"]
 KERNEL_FAMILIES = ["statics", "shared_helper", "sequencing", "warp_collectives"]
 FAMILIES = HOST_FAMILIES + KERNEL_FAMILIES
 LAYOUTS = ["as-launched", "proportional", "persistent", "vertical"]
@@ -300,6 +301,9 @@ INPLACE = {
 }
 
 
+INPLACE_CHAINS = {"same_then_read", "copy_alias"}
+
+
 def gen_inplace(rng, cid):
     """A buffer passed as both input and output of one launch (in place),
     beside a second launch that reads, writes or leaves alone the same
@@ -323,7 +327,10 @@ def gen_inplace(rng, cid):
     check = maybe_check(rng)
     host = run_fn(cid, setup + l1 + check + l2 + readback(named))
     control = device + run_fn(cid, setup + l2 + check + l1 + readback(named)) if unsafe else None
-    return Case(cid, "inplace", variant, unsafe, device, host, control)
+    # The second reads what the first wrote at each thread's element: a
+    # vertical fusion keeps it, so only the GPU run decides.
+    judged = "gpu" if variant in INPLACE_CHAINS else "strict"
+    return Case(cid, "inplace", variant, unsafe, device, host, control, judged=judged)
 
 
 STREAM_WAITS = {
@@ -517,6 +524,86 @@ def gen_helper_launch(rng, cid):
         control = device + (step_fn(True) if call else "") + run_fn(cid, setup + loop(True) + back)
     return Case(cid, "helper_launch", variant + ("/dim3" if dims else ""), unsafe, device, host,
                 control, promise=promise)
+
+
+CHAINS = {
+    # variant: (unsafe, judged, the second kernel, its tmp argument)
+    # Safe: kfuse may fuse them vertically, keeping tmp in a register where
+    # nothing reads it after, storing it otherwise.
+    "loop_temp": (False, "strict", "consume", "tmp"),
+    "kept": (False, "strict", "consume", "tmp"),
+    "reused": (False, "strict", "consume", "tmp"),
+    "read_modify": (False, "strict", "consume", "tmp"),
+    "read_after": (False, "strict", "consume", "tmp"),
+    # Unsafe: a thread reads what another thread's first kernel writes, or
+    # the second also writes it; kfuse must refuse. pair_swap stays in the
+    # block, where a barrier between the kernels would keep it: the GPU decides.
+    "neighbour": (True, "strict", "neighbour", "tmp"),
+    "pair_swap": (True, "gpu", "swap_pairs", "tmp"),
+    "offset": (True, "strict", "consume", "tmp + 1"),
+    "second_writes": (True, "strict", "accumulate", "tmp"),
+}
+
+
+def gen_chain(rng, cid):
+    """A producer and a consumer launched back to back (issue 58): the
+    consumer reads what the producer wrote, in a time-step loop or once;
+    the intermediate is a local freed after, copied back, reused by a
+    second pair, or read again by a later launch. suggest proposes a
+    vertical fusion where each thread reads what it wrote, and the rewrite
+    takes it. Control: the consumer launched before the producer."""
+    variant = pick(rng, CHAINS, lambda v: CHAINS[v][0])
+    unsafe, judged, second, tmp_arg = CHAINS[variant]
+    S = f"_c{cid}"
+    b = rng.choice(BLOCKS)
+    b2 = b if rng.random() < 0.85 else rng.choice(BLOCKS)
+    e1, e2 = rng.sample(EXPRS[:5], 2)
+    rmw = variant == "read_modify"
+    produce = (f"__global__ void produce{S}(const float *in, float *tmp, int n) {{\n"
+               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               f"  if (i < n)\n    tmp[i] = {e1}{' + tmp[i] * 0.5f' if rmw else ''};\n}}\n")
+    e2t = e2.replace("in[i]", "t")
+    consumers = {
+        "consume": ("const float *tmp, float *out", "  if (i < n) {\n    float t = tmp[i];\n"
+                    f"    out[i] = out[i] * 0.5f + {e2t};\n  }}\n"),
+        "neighbour": ("const float *tmp, float *out",
+                      f"  if (i < n)\n    out[i] = out[i] * 0.5f + tmp[(i + 1) % n];\n"),
+        "swap_pairs": ("const float *tmp, float *out",
+                       "  if (i < n)\n    out[i] = out[i] * 0.5f + tmp[i ^ 1];\n"),
+        "accumulate": ("float *tmp, float *out",
+                       "  if (i < n) {\n    tmp[i] = tmp[i] + 1.0f;\n    out[i] = tmp[i];\n  }\n"),
+    }
+    params, body = consumers[second]
+    device = produce + (f"__global__ void {second}{S}({params}, int n) {{\n"
+                        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n")
+    steps = rng.choice([1, 2, 3]) if variant != "loop_temp" else rng.choice([2, 3, 4])
+    named = [("in", "n"), ("out", "n"), ("out2", "n")]
+    setup = ("  const int n = 1 << 16;\n" + buffers(named, cid * 5, ["in", "out"])
+             + "  float *tmp;\n  CK(cudaMalloc(&tmp, (n + 1) * sizeof(float)));\n"
+             + "  CK(cudaMemset(tmp, 0, (n + 1) * sizeof(float)));\n")
+    n2 = "n - 1" if variant == "offset" else "n"
+
+    def pair(out, swapped):
+        l1 = f"    produce{S}<<<(n + {b} - 1) / {b}, {b}>>>(in, tmp, n);\n"
+        l2 = f"    {second}{S}<<<(n + {b2} - 1) / {b2}, {b2}>>>({tmp_arg}, {out}, {n2});\n"
+        return (l2 + l1) if swapped else (l1 + l2)
+
+    def loop(swapped):
+        inner = pair("out", swapped)
+        if variant == "reused":
+            inner += pair("out2", swapped).replace("(in, tmp", "(out, tmp")
+        if variant == "read_after":
+            inner += f"    consume{S}<<<(n + {b} - 1) / {b}, {b}>>>(tmp, out2, n);\n" if second == "consume" else ""
+        return f"  for (int t = 0; t < {steps}; ++t) {{\n{inner}  }}\n"
+
+    back = ""
+    if variant == "kept":
+        back += "  h = kf_back(h, tmp, n);\n"
+    back += readback(named) + "  CK(cudaFree(tmp));\n"
+    host = run_fn(cid, setup + loop(False) + back)
+    control = device + run_fn(cid, setup + loop(True) + back) if unsafe else None
+    return Case(cid, "chain", variant + ("" if b == b2 else "/blocks"), unsafe, device, host,
+                control, judged=judged)
 
 
 # ---------------------------------------------------------------------------
@@ -842,6 +929,7 @@ def gen_warp_collectives(rng, cid):
 
 GENERATORS = {
     "inplace": gen_inplace, "streams": gen_streams, "scalar_alias": gen_scalar_alias,
+    "chain": gen_chain,
     "helper_launch": gen_helper_launch, "statics": gen_statics, "shared_helper": gen_shared_helper,
     "sequencing": gen_sequencing, "warp_collectives": gen_warp_collectives,
 }

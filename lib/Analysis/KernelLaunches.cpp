@@ -890,7 +890,9 @@ private:
   /// argument \p To of the second may be read after them (or by the first
   /// before it writes it): empty when nothing does. Conservative: the
   /// buffer must be a local of the launching function that nothing but the
-  /// two launches, its allocation and its free names.
+  /// two launches, its allocation, its free, and memsets and copies into it
+  /// name (the second launch reads only what the first wrote in the same
+  /// thread, which kfuse check proves of a temporary).
   std::string liveAfter(const LaunchPair &P, size_t From, size_t To) const {
     const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
     const auto *KA = cast<CUDAKernelCallExpr>(A.Site), *KB = cast<CUDAKernelCallExpr>(B.Site);
@@ -914,13 +916,18 @@ private:
       }
       bool VisitCallExpr(CallExpr *C) {
         const FunctionDecl *F = C->getDirectCallee();
-        // Allocating or freeing it reads no element.
-        if (F && F->getIdentifier() &&
-            llvm::is_contained(
-                {"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaFree", "cudaFreeAsync"},
-                F->getName()))
+        if (!F || !F->getIdentifier())
+          return true;
+        // Allocating, freeing or setting it reads no element; a copy reads
+        // its source, not its destination.
+        llvm::StringRef Name = F->getName();
+        if (llvm::is_contained({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaFree",
+                                "cudaFreeAsync", "cudaMemset", "cudaMemsetAsync"},
+                               Name))
           for (const Expr *Arg : C->arguments())
             Allowed.push_back(Arg);
+        if (llvm::is_contained({"cudaMemcpy", "cudaMemcpyAsync"}, Name) && C->getNumArgs() > 0)
+          Allowed.push_back(C->getArg(0));
         return true;
       }
       bool VisitDeclRefExpr(DeclRefExpr *R) {
