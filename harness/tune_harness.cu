@@ -808,7 +808,11 @@ void writeCandidate(FILE *out, const Fusion &f, const Candidate &c) {
     json(out, "error", c.built->error);
   if (c.variant) {
     kfuse_json::LayoutFields l;
-    l.threads.assign(c.variant->threads, c.variant->threads + f.nkernels);
+    // One count per range: a chain's kernels share one.
+    unsigned ranges = 0;
+    while (ranges < f.nkernels && c.variant->threads[ranges] != 0)
+      ++ranges;
+    l.threads.assign(c.variant->threads, c.variant->threads + ranges);
     l.block_threads = c.variant->block_threads;
     l.bounded = c.variant->bounded;
     l.min_blocks = c.built->min_blocks;

@@ -597,7 +597,8 @@ def gen_chain(rng, cid):
         return f"  for (int t = 0; t < {steps}; ++t) {{\n{inner}  }}\n"
 
     back = ""
-    if variant == "kept":
+    # The second write's order shows only in tmp itself.
+    if variant in ("kept", "second_writes"):
         back += "  h = kf_back(h, tmp, n);\n"
     back += readback(named) + "  CK(cudaFree(tmp));\n"
     host = run_fn(cid, setup + loop(False) + back)

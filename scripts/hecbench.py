@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 
-TIMING = re.compile(r"(time|elapsed|throughput|bandwidth|gflops|gb/s|ms\b|sec\b|\bus\b|speed|per ns)",
+TIMING = re.compile(r"(time|elapsed|throughput|bandwidth|gflops|gb/s|ms\b|sec\b|\bus\b|speed|per ns|\bFOM\b)",
                     re.I)
 
 
