@@ -420,6 +420,30 @@ void checkLaunchBounds(const RangesUnderCheck &R, Reporter &Diags) {
   }
 }
 
+void checkBarrierCounts(const RangesUnderCheck &R, Reporter &Diags) {
+  // A chain's kernels share its range's barrier id, each counting its own
+  // block, and bar.sync's threads must all give one count. A later kernel
+  // on more threads than an earlier one: its threads outside the earlier
+  // one's reach its barrier while the earlier one's threads still wait at
+  // theirs. On fewer, each of its threads has passed every barrier of the
+  // earlier kernel, which all of that kernel's threads then have too.
+  for (size_t J = 1; J < R.Ranges.size(); ++J)
+    for (size_t I = 0; I < J; ++I) {
+      const ThreadRange &A = R.Ranges[I], &B = R.Ranges[J];
+      if (A.BarrierId == 0 || A.BarrierId != B.BarrierId || B.Size <= A.Size ||
+          !R.Members[I].Model.synchronizes() || !R.Members[J].Model.synchronizes())
+        continue;
+      Diags.report(
+          {{ID::BarrierCounts,
+            R.Fusion.Position.Line,
+            R.Fusion.Position.Column,
+            {R.Fusion.Name, R.Members[I].Spec->Id, R.Members[J].Spec->Id,
+             std::to_string(A.BarrierId), std::to_string(A.Size), std::to_string(B.Size)}}},
+          R.ConfigPath);
+      return;
+    }
+}
+
 void checkWarpgroupRegisters(const RangesUnderCheck &R, Reporter &Diags) {
   // setmaxnreg changes the registers of whole warpgroups of 128 threads:
   // each kernel must have whole warpgroups to itself, side by side.
