@@ -105,7 +105,7 @@ cl::opt<std::string> Results("results", cl::desc("Choose from the harness's meas
                              cl::value_desc("results.json"), cl::sub(Tune), cl::cat(Category));
 cl::opt<std::string> ReportDir("report",
                                cl::desc("Directory for the report and charts "
-                                        "(default: the output's)"),
+                                        "(default: kfuse-report/ beside the config)"),
                                cl::value_desc("dir"), cl::sub(Tune), cl::cat(Category));
 cl::opt<bool> RunHere("run", cl::desc("Run the harness on this machine's GPU, then choose"),
                       cl::sub(Tune), cl::cat(Category));
