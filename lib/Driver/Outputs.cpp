@@ -133,6 +133,15 @@ bool OutputTransaction::inputsUnchanged() {
   return Same;
 }
 
+/// A save between the last check and the renames (no lock keeps an editor
+/// out) went into the original's file, which is the backup now: says so,
+/// as the rewrite holds what kfuse read without it.
+void OutputTransaction::savedLate() {
+  for (const Output &O : Outputs)
+    if (!O.BackupOf.empty() && O.ReadHash && hashOfFile(O.Target) != O.ReadHash)
+      Diags.report(diag::ID::InputSavedLate) << O.BackupOf << O.Path;
+}
+
 /// Finds where \p O's bytes go and whether they may go there.
 bool OutputTransaction::check(Output &O) {
   auto Refuse = [&](const std::string &Why) {
@@ -300,13 +309,17 @@ bool OutputTransaction::commit() {
   for (const Input &In : Inputs)
     InputKeys.try_emplace(fileKey(In.Path), In.Path);
   // An input the run rewrites (-i) is an output too.
-  for (const Output &O : Outputs)
-    if (!O.BackupOf.empty())
+  for (Output &O : Outputs)
+    if (!O.BackupOf.empty()) {
+      for (const Input &In : Inputs)
+        if (fileKey(In.Path) == fileKey(O.BackupOf))
+          O.ReadHash = In.Hash;
       for (Output &P : Outputs)
         if (P.BackupOf.empty() && fileKey(P.Path) == fileKey(O.BackupOf)) {
           InputKeys.erase(fileKey(O.BackupOf));
           P.RewritesInput = true;
         }
+    }
   if (!makeDirectories())
     return false;
   // Everything below sees what a run that committed before this one wrote.
@@ -354,8 +367,10 @@ bool OutputTransaction::commit() {
       break;
     }
   Ok = Ok && renameAll();
-  if (Ok)
+  if (Ok) {
     MadeDirectories.clear(); // They hold the outputs now.
+    savedLate();
+  }
   removeTemps();
   return Ok;
 }

@@ -75,6 +75,8 @@ private:
     std::string Rollback;       ///< A name of the file the commit replaced.
     bool Existed = false;       ///< The target existed before the commit.
     bool Committed = false;
+    /// For a backup: what the run read of the input it keeps.
+    std::optional<uint64_t> ReadHash;
   };
   struct Input {
     std::string Path;
@@ -102,6 +104,7 @@ private:
 
   static std::string fileKey(const std::string &Path);
   bool inputsUnchanged();
+  void savedLate();
   bool check(Output &O);
   DirectoryLocks lockDirectories() const;
   bool writeTemp(Output &O);
