@@ -296,8 +296,9 @@ def verdicts(kfuse, work, b, cases):
     suggested = run([kfuse, "suggest", f"cases_{b}.cu"], work)
     crashed |= suggested.returncode != 0
     independent = set()
-    # A candidate with a flow is a vertical one: dependent launches.
-    chained = set(re.findall(r"^\s+\d+\. (p\d+_c\d+):\n\s+flow: ", suggested.stdout, re.M))
+    # A vertical candidate (what it removes, then its flows): dependent launches.
+    chained = set(re.findall(r"^\s+\d+\. (p\d+_c\d+):\n\s+(?:removes|flow): ", suggested.stdout,
+                             re.M))
     for m in re.finditer(r"^\s+\d+\s+(p(\d+)_c\d+)\s+\S+ \+ \S+\s+(\w+)( vertically)?",
                          suggested.stdout, re.M):
         if m.group(3) in ("fuses", "refused") and not m.group(4) and m.group(1) not in chained:

@@ -404,9 +404,13 @@ private:
   static void chain(Candidate &C, const Suggestions &S, const LaunchPair &P) {
     C.Mode = FusionMode::Vertical;
     const SuggestedLaunch &A = S.Launches[P.First], &B = S.Launches[P.Second];
-    for (const LaunchFlow &F : P.Flows)
-      C.Flows.push_back({P.First, P.Second, A.Args[F.FromArg].Param, B.Args[F.ToArg].Param,
-                         F.Buffer, F.Dead, F.Live});
+    for (const LaunchFlow &F : P.Flows) {
+      const SuggestedArg &From = A.Args[F.FromArg];
+      C.Flows.push_back(
+          {P.First, P.Second, From.Param, B.Args[F.ToArg].Param, F.Buffer, F.Dead, F.Live, {}});
+      if (From.Buffer && From.Count)
+        C.Flows.back().Bytes = *From.Count * elementBytes(From.Type);
+    }
     for (auto [I, J] : P.SameArgs)
       C.Same.push_back({P.First, P.Second, A.Args[I].Param, B.Args[J].Param});
   }

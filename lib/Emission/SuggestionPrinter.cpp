@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <iterator>
 #include <set>
 
 namespace kfuse {
@@ -45,6 +46,34 @@ std::string members(const Suggestions &S, const Candidate &C) {
   for (size_t I : C.Members)
     M += (M.empty() ? "" : " + ") + S.Launches[I].Id;
   return M;
+}
+
+/// "512 B", "4.0 KiB", "64.0 MiB", "1.5 GiB".
+std::string byteSize(uint64_t Bytes) {
+  if (Bytes < 1024)
+    return std::to_string(Bytes) + " B";
+  static const char *const Units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double Value = Bytes / 1024.0;
+  size_t Unit = 0;
+  while (Value >= 1024 && Unit + 1 < std::size(Units)) {
+    Value /= 1024;
+    ++Unit;
+  }
+  std::string S;
+  llvm::raw_string_ostream(S) << llvm::format("%.1f ", Value) << Units[Unit];
+  return S;
+}
+
+/// What a vertical fusion saves: a launch per later kernel, and the
+/// intermediates' loads (and stores, where they are temporary).
+std::string removed(const Candidate &C) {
+  std::string Launches =
+      std::to_string(C.Members.size() - 1) + (C.Members.size() == 2 ? " launch" : " launches");
+  if (std::optional<uint64_t> Bytes = C.removedBytes())
+    return Launches + " and " + byteSize(*Bytes) +
+           " of memory traffic (each intermediate's load, and its store where temporary)";
+  return Launches + ", and each intermediate's load (and store, where temporary), of a size "
+                    "the source does not show";
 }
 
 std::string verdict(const Candidate &C) {
@@ -155,6 +184,7 @@ private:
         OS << (Markdown ? "  - " : "      ") << What << Text << "\n";
       };
       if (C.Mode == FusionMode::Vertical) {
+        Item("removes: ", removed(C));
         // The dependences are the flows a vertical fusion keeps in the thread.
         for (const SuggestedFlow &F : C.Flows)
           Item("flow: ",

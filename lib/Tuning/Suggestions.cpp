@@ -23,6 +23,10 @@ void rankCandidates(Suggestions &S) {
         double OA = A.Bound ? A.Bound->Overlap : 0, OB = B.Bound ? B.Bound->Overlap : 0;
         if (OA != OB)
           return OA > OB;
+        // Without estimates, chains by the traffic they remove.
+        uint64_t RA = A.removedBytes().value_or(0), RB = B.removedBytes().value_or(0);
+        if (RA != RB)
+          return RA > RB;
         return A.Members < B.Members;
       });
 }

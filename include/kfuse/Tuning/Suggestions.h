@@ -60,6 +60,15 @@ struct SuggestedFlow {
   /// registers only (`temporary: true`).
   bool Temporary = false;
   std::string Kept; ///< Why it is still stored, when not Temporary.
+  /// The buffer's size, where the source shows it.
+  std::optional<uint64_t> Bytes;
+  /// Memory traffic the fusion removes: the buffer's load, and its store
+  /// where it is temporary.
+  std::optional<uint64_t> removedBytes() const {
+    if (!Bytes)
+      return std::nullopt;
+    return *Bytes * (Temporary ? 2 : 1);
+  }
 };
 
 /// Scalar parameters of two launches of a vertical candidate that carry one
@@ -92,6 +101,17 @@ struct Candidate {
   std::vector<SuggestedSame> Same;
 
   bool independent() const { return Conflicts.empty(); }
+  /// The traffic a vertical fusion removes, where every flow's size is known.
+  std::optional<uint64_t> removedBytes() const {
+    uint64_t Sum = 0;
+    for (const SuggestedFlow &F : Flows) {
+      std::optional<uint64_t> B = F.removedBytes();
+      if (!B)
+        return std::nullopt;
+      Sum += *B;
+    }
+    return Flows.empty() ? std::nullopt : std::optional<uint64_t>(Sum);
+  }
   /// Whether a fusion of some mode could take them: kfuse check says.
   bool fusable() const { return independent() || Mode == FusionMode::Vertical; }
   bool ready() const { return fusable() && Checked && Refusals.empty(); }
