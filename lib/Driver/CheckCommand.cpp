@@ -2,13 +2,16 @@
 //
 // Everything `kfuse fuse` would do up to printing: every legality check and
 // every rewrite, so refusals that only a rewrite finds (a name in a macro
-// body, a helper whose spelling another file's macro fixes) show too. It
-// writes nothing, so a build or CI can run it in advance.
+// body, a helper whose spelling another file's macro fixes) show too, and
+// with --rewrite-launches every refusal of the launch rewrite. It writes
+// nothing, so a build or CI can run it in advance.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kfuse/Driver/Commands.h"
 #include "kfuse/Pipeline/Pipeline.h"
+
+#include "llvm/Support/Path.h"
 
 #include "kfuse/Config/Config.h"
 
@@ -20,6 +23,13 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
   Input.ConfigPath = Request.ConfigPath;
   Input.Fusion = Request.Fusion;
   Input.Tuning = Request.Tuning;
+  if (Request.RewriteLaunches) {
+    // In place, so the launches of a header count; the header's name only
+    // spells the #include.
+    HostRewriteTarget &Target = Input.RewriteLaunches.emplace();
+    Target.Header = (llvm::sys::path::stem(Request.ConfigPath) + ".fused.h").str();
+    Target.Config = Request.ConfigPath;
+  }
   std::vector<FusionVerdict> Verdicts;
   std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags, &Verdicts);
   if (!Fused) {

@@ -83,8 +83,9 @@ cl::opt<bool> ListRewritten("list-rewritten",
                             cl::sub(Fuse), cl::cat(Category));
 cl::opt<bool> RewriteLaunches("rewrite-launches",
                               cl::desc("Also rewrite the host code: each fusion's launches become "
-                                       "one call of its launcher (needs --header)"),
-                              cl::sub(Fuse), cl::cat(Category));
+                                       "one call of its launcher (fuse: needs --header; check: "
+                                       "every refusal of that rewrite, writing nothing)"),
+                              cl::sub(Fuse), cl::sub(Check), cl::cat(Category));
 cl::opt<std::string> RewriteDir("rewrite-dir",
                                 cl::desc("With --rewrite-launches: where the rewritten copies go "
                                          "(default: 'rewritten' beside -o)"),
@@ -276,8 +277,11 @@ int runCommand(int argc, const char **argv) {
     Request.RewriteDir = Given(RewriteDir);
     return kfuse::runFuse(Settings, Request, Diags, outs());
   }
-  if (Check)
-    return kfuse::runCheck(Settings, {ConfigPath, Given(FusionName), Given(Tuning)}, Diags, outs());
+  if (Check) {
+    kfuse::CheckRequest Request{ConfigPath, Given(FusionName), Given(Tuning)};
+    Request.RewriteLaunches = RewriteLaunches;
+    return kfuse::runCheck(Settings, Request, Diags, outs());
+  }
   if (Tune) {
     kfuse::TuneRequest Request;
     Request.ConfigPath = ConfigPath;

@@ -56,6 +56,8 @@ struct CheckRequest {
   std::string ConfigPath;
   std::optional<std::string> Fusion;
   std::optional<std::string> Tuning; ///< Check the layouts the measurements chose.
+  /// Also the launch rewrite, as `fuse --rewrite-launches -i` would make it.
+  bool RewriteLaunches = false;
 };
 
 /// Runs every check and rewrite of `kfuse fuse` and writes nothing: reports
