@@ -27,12 +27,14 @@ import collections
 import hashlib
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fuzz_kfuse import split_file  # noqa: E402  (the split-file sections of a lit test)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAGED = ".kfuse-tmp-"
@@ -94,22 +96,6 @@ SURFACES = {
     "tune --report": ["tune", "config.yaml", "--results", "results.json", "-o", "tuned/t.cu",
                       "--report", "rep"],
 }
-
-
-def split_file(path):
-    """The sections of a split-file test: name -> text."""
-    sections, name, lines = {}, None, []
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r"^#--- (\S+)$", line.rstrip("\n"))
-        if m:
-            if name:
-                sections[name] = "".join(lines)
-            name, lines = m.group(1), []
-        elif name:
-            lines.append(line)
-    if name:
-        sections[name] = "".join(lines)
-    return sections
 
 
 def template():

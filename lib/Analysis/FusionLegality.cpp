@@ -420,6 +420,16 @@ void checkLaunchBounds(const RangesUnderCheck &R, Reporter &Diags) {
   }
 }
 
+std::optional<std::pair<size_t, size_t>> findParam(const ParamRef &Ref,
+                                                   const std::vector<FusionMember> &Members) {
+  for (size_t M = 0; M < Members.size(); ++M)
+    if (Members[M].Spec->Id == Ref.Kernel)
+      for (size_t P = 0; P < Members[M].Model.Params.size(); ++P)
+        if (Members[M].Model.Params[P]->getName() == Ref.Param)
+          return std::make_pair(M, P);
+  return std::nullopt;
+}
+
 void checkBarrierCounts(const RangesUnderCheck &R, Reporter &Diags) {
   // A chain's kernels share its range's barrier id, each counting its own
   // block, and bar.sync's threads must all give one count. A later kernel

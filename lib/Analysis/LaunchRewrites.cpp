@@ -522,13 +522,10 @@ private:
   /// The index of parameter \p Ref of member \p M's kernel, when \p Ref
   /// names member \p M.
   std::optional<size_t> paramOf(const ParamRef &Ref, size_t M) const {
-    if (Ref.Kernel != Members[M].Spec->Id)
+    std::optional<std::pair<size_t, size_t>> At = findParam(Ref, Members);
+    if (!At || At->first != M)
       return std::nullopt;
-    const FunctionDecl *K = Members[M].Model.Decl;
-    for (size_t I = 0; I < K->getNumParams(); ++I)
-      if (K->getParamDecl(I)->getName() == Ref.Param)
-        return I;
-    return std::nullopt;
+    return At->second;
   }
 
   /// A vertical fusion runs member \p M after the one before it in each

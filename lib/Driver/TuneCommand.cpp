@@ -169,17 +169,6 @@ private:
     return K;
   }
 
-  /// Where \p Ref points among \p Members: (kernel, parameter).
-  static std::optional<std::pair<size_t, size_t>> locate(const ParamRef &Ref,
-                                                         const std::vector<FusionMember> &Members) {
-    for (size_t K = 0; K < Members.size(); ++K)
-      if (Members[K].Spec->Id == Ref.Kernel)
-        for (size_t P = 0; P < Members[K].Model.Params.size(); ++P)
-          if (Members[K].Model.Params[P]->getName() == Ref.Param)
-            return std::make_pair(K, P);
-    return std::nullopt;
-  }
-
   static std::string argumentText(const TuneArgument &A) {
     return A.Buffer ? "a buffer of " + std::to_string(A.Count) + " " + elementSpelling(A.Type)
                     : "the value " + A.Value;
@@ -194,7 +183,7 @@ private:
     TF.Chained = true;
     bool Ok = true;
     for (const FlowSpec &Flow : F.Flows) {
-      auto From = locate(Flow.From, Members), To = locate(Flow.To, Members);
+      auto From = findParam(Flow.From, Members), To = findParam(Flow.To, Members);
       if (!From || !To)
         continue; // The chain's proof reports it.
       TuneArgument &Producer = TF.Kernels[From->first].Args[From->second];
@@ -216,7 +205,7 @@ private:
     }
     for (const std::vector<ParamRef> &Group : F.Same)
       for (size_t I = 1; I < Group.size(); ++I) {
-        auto A = locate(Group.front(), Members), B = locate(Group[I], Members);
+        auto A = findParam(Group.front(), Members), B = findParam(Group[I], Members);
         if (!A || !B)
           continue;
         const TuneArgument &X = TF.Kernels[A->first].Args[A->second],

@@ -310,8 +310,8 @@ std::optional<clang::tooling::CompileCommand> SourceParser::commandFor(const std
   return Command;
 }
 
-std::vector<std::string> SourceParser::inputFiles() const {
-  std::set<std::string> Files;
+void SourceParser::forEachInput(
+    llvm::function_ref<void(llvm::StringRef, const clang::SrcMgr::ContentCache &)> Visit) const {
   for (const auto &[Key, Unit] : Units) {
     if (!Unit)
       continue;
@@ -320,27 +320,25 @@ std::vector<std::string> SourceParser::inputFiles() const {
       llvm::StringRef Real = Unit->getFileManager().getCanonicalName(It->first);
       // The shims exist only in the parser's virtual file system.
       if (!Real.empty() && !Real.starts_with(ShimDir) && Real != wrapperCudaH())
-        Files.insert(Real.str());
+        Visit(Real, *It->second);
     }
   }
+}
+
+std::vector<std::string> SourceParser::inputFiles() const {
+  std::set<std::string> Files;
+  forEachInput(
+      [&](llvm::StringRef Real, const clang::SrcMgr::ContentCache &) { Files.insert(Real.str()); });
   return {Files.begin(), Files.end()};
 }
 
 std::map<std::string, uint64_t> SourceParser::inputHashes() const {
   std::map<std::string, uint64_t> Hashes;
-  for (const auto &[Key, Unit] : Units) {
-    if (!Unit)
-      continue;
-    const clang::SourceManager &SM = Unit->getSourceManager();
-    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-      llvm::StringRef Real = Unit->getFileManager().getCanonicalName(It->first);
-      if (Real.empty() || Real.starts_with(ShimDir) || Real == wrapperCudaH())
-        continue;
-      // What the parse read: the file's buffer, loaded once.
-      if (std::optional<llvm::MemoryBufferRef> Text = It->second->getBufferIfLoaded())
-        Hashes.emplace(Real.str(), contentHash(Text->getBuffer()));
-    }
-  }
+  forEachInput([&](llvm::StringRef Real, const clang::SrcMgr::ContentCache &Content) {
+    // What the parse read: the file's buffer, loaded once.
+    if (std::optional<llvm::MemoryBufferRef> Text = Content.getBufferIfLoaded())
+      Hashes.emplace(Real.str(), contentHash(Text->getBuffer()));
+  });
   return Hashes;
 }
 

@@ -192,46 +192,32 @@ int close(int FD) {
   return Result;
 }
 
-int open(const char *Path, int Flags, ...) {
-  REAL(open);
-  mode_t Mode = 0;
-  if (Flags & (O_CREAT | O_TMPFILE)) {
-    va_list Args;
-    va_start(Args, Flags);
-    Mode = va_arg(Args, mode_t);
-    va_end(Args);
-  }
-  if (writes(Flags) && strike(0, Path))
-    return -1;
-  return opened(Path, Flags, Realopen(Path, Flags, Mode));
-}
+/* The mode an open that may create passes after its flags. */
+#define MODE_AFTER(Flags, Mode)                                                \
+  do {                                                                         \
+    if ((Flags) & (O_CREAT | O_TMPFILE)) {                                     \
+      va_list Args;                                                            \
+      va_start(Args, Flags);                                                   \
+      Mode = va_arg(Args, mode_t);                                             \
+      va_end(Args);                                                            \
+    }                                                                          \
+  } while (0)
 
-int open64(const char *Path, int Flags, ...) {
-  REAL(open64);
-  mode_t Mode = 0;
-  if (Flags & (O_CREAT | O_TMPFILE)) {
-    va_list Args;
-    va_start(Args, Flags);
-    Mode = va_arg(Args, mode_t);
-    va_end(Args);
-  }
-  if (writes(Flags) && strike(0, Path))
-    return -1;
-  return opened(Path, Flags, Realopen64(Path, Flags, Mode));
-}
+/* Each open: a write-open may fail; a read-open of the edited file is noted. */
+#define OPEN_BODY(Name, ...)                                                   \
+  REAL(Name);                                                                  \
+  mode_t Mode = 0;                                                             \
+  MODE_AFTER(Flags, Mode);                                                     \
+  if (writes(Flags) && strike(0, Path))                                        \
+    return -1;                                                                 \
+  return opened(Path, Flags, Real##Name(__VA_ARGS__))
+
+int open(const char *Path, int Flags, ...) { OPEN_BODY(open, Path, Flags, Mode); }
+
+int open64(const char *Path, int Flags, ...) { OPEN_BODY(open64, Path, Flags, Mode); }
 
 int openat(int Dir, const char *Path, int Flags, ...) {
-  REAL(openat);
-  mode_t Mode = 0;
-  if (Flags & (O_CREAT | O_TMPFILE)) {
-    va_list Args;
-    va_start(Args, Flags);
-    Mode = va_arg(Args, mode_t);
-    va_end(Args);
-  }
-  if (writes(Flags) && strike(0, Path))
-    return -1;
-  return opened(Path, Flags, Realopenat(Dir, Path, Flags, Mode));
+  OPEN_BODY(openat, Dir, Path, Flags, Mode);
 }
 
 ssize_t write(int FD, const void *Data, size_t Size) {

@@ -53,6 +53,11 @@ std::vector<unsigned> reservedBarrierIds(const FusionMember &M);
 /// one after another in each fused block.
 bool pollsOtherBlocks(const std::vector<FusionMember> &Members);
 
+/// Where \p Ref ("kernel.param" in a config) points among \p Members: the
+/// member's index and the parameter's, or nothing.
+std::optional<std::pair<size_t, size_t>> findParam(const ParamRef &Ref,
+                                                   const std::vector<FusionMember> &Members);
+
 /// The kernel \p K names in \p Unit; or null after reporting, at the
 /// config, why the name finds none: the file only declares it, names no
 /// such kernel (its kernels are noted), or no instantiation of a template

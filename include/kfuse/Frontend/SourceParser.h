@@ -14,6 +14,7 @@
 
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <memory>
@@ -80,6 +81,10 @@ public:
   std::vector<std::string> commandLine(const std::string &File) const;
 
 private:
+  /// Calls \p Visit with each file a parsed unit read (absolute), and what
+  /// Clang holds of it; the parser's own shims are left out.
+  void forEachInput(
+      llvm::function_ref<void(llvm::StringRef, const clang::SrcMgr::ContentCache &)> Visit) const;
   std::vector<std::string> kfuseArguments(const std::string &GpuArch, CompileSide Side) const;
   /// The cuda.h beside Clang's CUDA wrapper that forwards to the toolkit's.
   std::string wrapperCudaH() const;
