@@ -809,9 +809,10 @@ private:
   }
 
   /// Whether dependent launches could run one after the other in each
-  /// thread (a vertical fusion): every dependence a buffer the first writes
-  /// through one argument and the second only reads, named alike by both.
-  /// Fills the pair's flows and scalars of one value, or says why not.
+  /// thread (a vertical fusion): every dependence a buffer both name
+  /// through one argument each, unmoved, which kfuse check then proves each
+  /// thread (or block) reads and writes at the same elements. Fills the
+  /// pair's flows and scalars of one value, or says why not.
   void relateChain(LaunchPair &P, const std::vector<BufferUse> &First) const {
     const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
     auto Refuse = [&](std::string Why) {
@@ -829,38 +830,59 @@ private:
         return Refuse(Why);
     const KernelUses &UA = *Uses[P.First], &UB = *Uses[P.Second];
     for (const LaunchConflict &X : P.Conflicts) {
-      // The one argument of the first that writes the buffer, unmoved.
-      std::optional<size_t> From;
-      for (size_t I = 0; I < A.Args.size(); ++I)
-        if (A.Args[I].Buffer == X.Buffer && I < UA.Params.size() && writes(UA.Params[I])) {
-          if (From || A.Args[I].Offset)
-            return Refuse(A.KernelName + " writes '" + X.Buffer +
-                          "' through more than one argument, or at an offset");
-          From = I;
-        }
-      if (!From || llvm::none_of(First, [&](const BufferUse &U) {
+      // The one argument of the first that names the buffer (or, where the
+      // second only reads it, the one that writes it), unmoved.
+      bool SecondWrites = X.What != LaunchConflict::ReadAfterWrite;
+      std::vector<size_t> Named = argumentsNaming(A, UA, X.Buffer), From = Named;
+      if (!SecondWrites)
+        llvm::erase_if(From, [&](size_t I) { return !writes(UA.Params[I]); });
+      if (From.size() != 1)
+        return Refuse(A.KernelName + " names '" + X.Buffer + "' through more than one argument");
+      if (A.Args[From[0]].Offset)
+        return Refuse(A.KernelName + " names '" + X.Buffer + "' at an offset");
+      if (llvm::none_of(First, [&](const BufferUse &U) {
             return U.Name == X.Buffer && U.Roots.Names.size() == 1 && !U.Roots.Any;
           }))
         return Refuse("'" + X.Buffer + "' is no one buffer an argument of " + A.KernelName +
                       " names");
-      for (size_t J = 0; J < B.Args.size(); ++J) {
-        if (B.Args[J].Buffer != X.Buffer)
-          continue;
-        if (B.Args[J].Offset || J >= UB.Params.size() || UB.Params[J] != ParamUse::Read)
-          return Refuse(B.KernelName + " writes '" + X.Buffer + "' too, or reads it at an offset");
-        LaunchFlow F{*From, J, X.Buffer, false, ""};
-        F.Live = liveAfter(P, *From, J);
+      std::vector<size_t> To = argumentsNaming(B, UB, X.Buffer);
+      if (SecondWrites && To.size() > 1)
+        return Refuse(B.KernelName + " names '" + X.Buffer +
+                      "' through more than one argument and writes it");
+      for (size_t J : To) {
+        if (B.Args[J].Offset)
+          return Refuse(B.KernelName + " names '" + X.Buffer + "' at an offset");
+        LaunchFlow F{From[0], J, X.Buffer, false, ""};
+        F.SecondWrites = SecondWrites;
+        if (SecondWrites)
+          F.Live = "the second launch writes it";
+        else if (Named.size() > 1)
+          F.Live = "the first launch reads it through another argument";
+        else
+          F.Live = liveAfter(P, From[0], J);
         F.Dead = F.Live.empty();
         P.Flows.push_back(std::move(F));
       }
     }
     if (P.Flows.empty())
-      return Refuse("no argument of " + B.KernelName + " names what " + A.KernelName + " writes");
+      return Refuse("no argument of " + B.KernelName + " names what " + A.KernelName + " uses");
     P.SameArgs = sameArguments(A, B);
   }
 
+  /// The arguments of launch \p L that give its kernel the buffer \p Buffer
+  /// to read or write.
+  static std::vector<size_t> argumentsNaming(const KernelLaunch &L, const KernelUses &U,
+                                             const std::string &Buffer) {
+    std::vector<size_t> Result;
+    for (size_t I = 0; I < L.Args.size() && I < U.Params.size(); ++I)
+      if (L.Args[I].Buffer == Buffer && U.Params[I] != ParamUse::None)
+        Result.push_back(I);
+    return Result;
+  }
+
   /// Why a dependence is not one a vertical fusion keeps in the thread
-  /// (a buffer the first writes and the second reads); empty when it is.
+  /// (a buffer one of them writes and the other reads or writes); empty
+  /// when it may be.
   static std::string unchainable(const LaunchConflict &X) {
     bool Buffer = X.What == LaunchConflict::ReadAfterWrite ||
                   X.What == LaunchConflict::WriteAfterRead ||
@@ -869,13 +891,11 @@ private:
       return "kfuse cannot tell whether '" + X.Other + "' is '" + X.Buffer + "'";
     switch (X.What) {
     case LaunchConflict::ReadAfterWrite:
-      return "";
     case LaunchConflict::WriteAfterRead:
-      return "the second writes '" + X.Buffer + "', which the first reads";
     case LaunchConflict::WriteAfterWrite:
-      return "both write '" + X.Buffer + "'";
+      return "";
     case LaunchConflict::HostUse:
-      return "host code between them uses '" + X.Buffer + "'";
+      return "host code between them uses " + X.Buffer;
     case LaunchConflict::PendingWork:
       return "a wait between them orders other work on '" + X.Buffer + "'";
     case LaunchConflict::AliasedWrite:

@@ -530,7 +530,7 @@ private:
 
   /// A vertical fusion runs member \p M after the one before it in each
   /// thread and takes what the config says passes between them: every
-  /// buffer the first writes and the second reads must be a flow of the
+  /// buffer both name, one of them writing it, must be a flow of the
   /// config, and each flow, temporary and scalar of one value the config
   /// gives must be what the program does.
   void checkChain(const LaunchPair &P, size_t M) {
@@ -550,17 +550,16 @@ private:
     };
     for (const LaunchFlow &X : P.Flows)
       if (llvm::none_of(F.Flows, [&](const FlowSpec &Flow) { return Matches(Flow, X); }))
-        Refuse(name(M) + " reads '" + X.Buffer + "', which " + name(M - 1) +
-               " writes, and the config has no flow from " + Param(M - 1, X.FromArg) + " to " +
-               Param(M, X.ToArg));
+        Refuse(name(M - 1) + " and " + name(M) + " both name '" + X.Buffer +
+               "', one of them writing it, and the config has no flow from " +
+               Param(M - 1, X.FromArg) + " to " + Param(M, X.ToArg));
     for (const FlowSpec &Flow : F.Flows) {
       if (!paramOf(Flow.From, M - 1) || !paramOf(Flow.To, M))
         continue;
       auto X = llvm::find_if(P.Flows, [&](const LaunchFlow &X) { return Matches(Flow, X); });
       if (X == P.Flows.end())
         Refuse("the config passes " + Flow.From.spelling() + " to " + Flow.To.spelling() +
-               ", but the program does not give them one buffer that the first writes and the "
-               "second reads");
+               ", but the program does not give them one buffer that one of them writes");
       else if (Flow.Temporary && !X->Dead)
         Refuse("the config makes '" + X->Buffer + "' temporary (never stored), but " + X->Live);
     }

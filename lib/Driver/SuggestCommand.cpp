@@ -392,15 +392,17 @@ private:
     if (P->chainable())
       chain(C, S, *P);
     else if (!P->NotChainable.empty() && llvm::any_of(P->Conflicts, [](const LaunchConflict &X) {
-               return X.What == LaunchConflict::ReadAfterWrite;
+               return X.What == LaunchConflict::ReadAfterWrite ||
+                      X.What == LaunchConflict::WriteAfterRead ||
+                      X.What == LaunchConflict::WriteAfterWrite;
              }))
-      // Only a pair where one reads what the other wrote is a chain's shape.
+      // Only a pair that shares a buffer is a chain's shape.
       C.Conflicts.push_back("not vertically either: " + P->NotChainable);
     return C;
   }
 
   /// The vertical fusion of dependent launches whose every dependence is a
-  /// buffer the first writes and the second reads.
+  /// buffer both name through one argument each.
   static void chain(Candidate &C, const Suggestions &S, const LaunchPair &P) {
     C.Mode = FusionMode::Vertical;
     const SuggestedLaunch &A = S.Launches[P.First], &B = S.Launches[P.Second];

@@ -4,6 +4,30 @@
 
 namespace kfuse {
 
+namespace {
+
+bool pointsToConst(const MemberParam &P) {
+  clang::QualType T = P.Param->getType();
+  return T->isPointerType() && T->getPointeeType().isConstQualified();
+}
+
+/// The parameter the fused kernel declares for each alias group: the
+/// first holder's, unless it points to const and another holder does not
+/// (a later kernel writes the buffer an earlier one only read).
+std::map<MemberParam, MemberParam> declarations(const std::map<MemberParam, MemberParam> &Aliases) {
+  std::map<MemberParam, MemberParam> Result;
+  for (const auto &[Holder, Source] : Aliases) {
+    MemberParam Root = Source;
+    for (auto It = Aliases.find(Root); It != Aliases.end(); It = Aliases.find(Root))
+      Root = It->second;
+    if (pointsToConst(Root) && !pointsToConst(Holder) && Holder.Param->getType()->isPointerType())
+      Result.emplace(Root, Holder);
+  }
+  return Result;
+}
+
+} // namespace
+
 VerticalPlan planVerticalChain(const ChainProof &Proof) {
   VerticalPlan Plan;
   Plan.WaitBefore.assign(Proof.Members, false);
@@ -22,6 +46,7 @@ VerticalPlan planVerticalChain(const ChainProof &Proof) {
     Plan.Dropped.push_back(Flow.To);
     Plan.Registers.push_back(*Flow.Register);
   }
+  Plan.DeclaredAs = declarations(Plan.Aliases);
   return Plan;
 }
 
@@ -32,6 +57,8 @@ void addChain(VerticalPlan &Fusion, const VerticalPlan &Chain, size_t First) {
   };
   for (const auto &[From, To] : Chain.Aliases)
     Fusion.Aliases[Global(From)] = Global(To);
+  for (const auto &[Root, Holder] : Chain.DeclaredAs)
+    Fusion.DeclaredAs[Global(Root)] = Global(Holder);
   for (const MemberParam &P : Chain.Dropped)
     Fusion.Dropped.push_back(Global(P));
   for (RegisterTemporary R : Chain.Registers) {

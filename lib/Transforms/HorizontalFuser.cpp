@@ -238,11 +238,11 @@ std::string paramCopy(const clang::ParmVarDecl &P, const std::string &Name, cons
 
 class SectionBuilder {
 public:
-  SectionBuilder(const FusionMember &M, size_t Index, const ThreadRange &Range,
+  SectionBuilder(const std::vector<FusionMember> &Members, size_t Index, const ThreadRange &Range,
                  NameAllocator &Names, Reporter &Diags, const VerticalPlan *Chains,
                  BuiltNames &Built, BodyOptions Options)
-      : M(M), Index(Index), Range(Range), Names(Names), Diags(Diags), Chains(Chains), Built(Built),
-        Options(Options) {}
+      : Members(Members), M(Members[Index]), Index(Index), Range(Range), Names(Names), Diags(Diags),
+        Chains(Chains), Built(Built), Options(Options) {}
 
   std::optional<FusedSection> build() {
     const KernelModel &Model = M.Model;
@@ -282,7 +282,11 @@ public:
       Renames[P] = Built.Params[Key] = Name;
       if (dropped(Key))
         continue;
-      FusedParam Param{paramDeclaration(*P, Name, M, Diags), Name, portableParam(*P, Name, M), ""};
+      // The type of the holder that writes, where this one only reads.
+      MemberParam Declared = declaredAs(Key);
+      const FusionMember &Of = Members[Declared.Member];
+      FusedParam Param{paramDeclaration(*Declared.Param, Name, Of, Diags), Name,
+                       portableParam(*Declared.Param, Name, Of), ""};
       Param.Position = P->getFunctionScopeIndex();
       Param.HostDeclaration = spellsGridConstant(*P, *M.Unit)
                                   ? printedDeclaration(*P, Name, M.Unit->getASTContext())
@@ -380,6 +384,7 @@ public:
   }
 
 private:
+  const std::vector<FusionMember> &Members;
   const FusionMember &M;
   size_t Index;
   const ThreadRange &Range;
@@ -477,6 +482,13 @@ private:
     return It->second;
   }
 
+  MemberParam declaredAs(const MemberParam &P) const {
+    if (!Chains)
+      return P;
+    auto It = Chains->DeclaredAs.find(P);
+    return It == Chains->DeclaredAs.end() ? P : It->second;
+  }
+
   bool dropped(const MemberParam &P) const {
     return Chains && std::count(Chains->Dropped.begin(), Chains->Dropped.end(), P);
   }
@@ -523,7 +535,7 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   bool Ok = true;
   for (size_t I = 0; I < Members.size(); ++I) {
     std::optional<FusedSection> S =
-        SectionBuilder(Members[I], I, Plan.Ranges[I], Names, Diags, Chains, Built, Options).build();
+        SectionBuilder(Members, I, Plan.Ranges[I], Names, Diags, Chains, Built, Options).build();
     Ok &= S.has_value();
     if (S)
       K.Sections.push_back(std::move(*S));

@@ -184,25 +184,27 @@ std::string describe(const LaunchAssumption &X, const std::string &First, const 
 
 /// Two launches that follow one another on every path through one block
 /// of host code: nothing between them branches, loops, jumps or launches.
-/// A buffer the first of two launches writes and the second reads: what a
-/// vertical fusion passes from one kernel to the next in the thread (or the
-/// block) instead of through memory.
+/// A buffer two launches name, one of them writing it: what a vertical
+/// fusion gives both kernels as one parameter, and passes from one kernel to
+/// the next in the thread (or the block) instead of through memory where the
+/// first writes it and the second only reads it.
 struct LaunchFlow {
   size_t FromArg = 0,
-         ToArg = 0;   ///< The first's argument that writes it, the second's that reads it.
+         ToArg = 0;   ///< The first's argument that names it, the second's.
   std::string Buffer; ///< As host code names it.
   /// Nothing reads it after the second launch (nor the first before it
   /// writes it), so a fusion need not store it at all.
   bool Dead = false;
-  std::string Live; ///< Why it may be read after, when not Dead.
+  std::string Live;          ///< Why it may be read after, when not Dead.
+  bool SecondWrites = false; ///< The second writes it too: it stays in memory.
 };
 
 struct LaunchPair {
   size_t First = 0, Second = 0;          ///< Indices into the launches.
   std::vector<LaunchConflict> Conflicts; ///< Empty: they can run side by side.
   std::vector<LaunchAssumption> Assumptions;
-  /// Launches that depend on each other only through buffers the first
-  /// writes and the second reads: those buffers, and the scalar arguments
+  /// Launches that depend on each other only through buffers both name
+  /// through one argument each: those buffers, and the scalar arguments
   /// (first's, second's) that carry one value.
   std::vector<LaunchFlow> Flows;
   std::vector<std::pair<size_t, size_t>> SameArgs;

@@ -24,6 +24,9 @@ struct VerticalPlan {
   /// Parameters that take an earlier member's parameter instead of one of
   /// their own: flows through memory and groups of the same value.
   std::map<MemberParam, MemberParam> Aliases;
+  /// Parameters a later holder writes through although their own pointee
+  /// is const: the fused kernel declares them with that holder's type.
+  std::map<MemberParam, MemberParam> DeclaredAs;
   std::vector<RegisterTemporary> Registers;
   /// Per member: whether it must wait for all threads of the block to
   /// finish the members before it.
