@@ -630,19 +630,24 @@ std::optional<LaunchGroup> findLaunchGroup(ASTUnit &Host, const RejectedCode &Re
   return GroupFinder(Host, Rejected, C, F, Members, Uses, Diags).run();
 }
 
-bool groupsDisjoint(const std::vector<LaunchGroup> &Groups, Reporter &Diags) {
+std::vector<size_t> disjointGroups(const std::vector<LaunchGroup> &Groups, const std::string &Why,
+                                   Reporter &Diags) {
   std::map<const Expr *, const LaunchGroup *> Owner;
-  bool Disjoint = true;
-  for (const LaunchGroup &G : Groups)
-    for (const KernelLaunch &L : G.Launches) {
-      auto [It, New] = Owner.emplace(L.Site, &G);
-      if (New)
-        continue;
-      Disjoint = false;
-      Diags.report(L.Loc, G.Host->getSourceManager(), ID::RewriteOverlap)
-          << L.KernelName << It->second->Fusion->Name << G.Fusion->Name;
+  std::vector<size_t> Taken;
+  for (size_t I = 0; I < Groups.size(); ++I) {
+    const LaunchGroup &G = Groups[I];
+    auto Shared =
+        llvm::find_if(G.Launches, [&](const KernelLaunch &L) { return Owner.count(L.Site); });
+    if (Shared != G.Launches.end()) {
+      Diags.report(Shared->Loc, G.Host->getSourceManager(), ID::RewriteOverlap)
+          << G.Fusion->Name << Shared->KernelName << Owner.at(Shared->Site)->Fusion->Name << Why;
+      continue;
     }
-  return Disjoint;
+    for (const KernelLaunch &L : G.Launches)
+      Owner.emplace(L.Site, &G);
+    Taken.push_back(I);
+  }
+  return Taken;
 }
 
 } // namespace kfuse

@@ -13,6 +13,8 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 namespace kfuse {
@@ -46,8 +48,10 @@ public:
     if (!R)
       return std::nullopt;
     Verdict V = decide(*R);
-    if (V.Fuse)
+    if (V.Fuse) {
+      Saved[F.Name] = V.NativeBest->Median - V.Fastest->Median;
       return tunedLayout(V, *Path);
+    }
     KeptNative.insert(F.Name);
     Diags.report(RewritesLaunches ? ID::TuningKeepsLaunches : ID::TuningKeepsNative)
         << *Path << F.Name << V.Reason;
@@ -58,6 +62,15 @@ public:
   /// Whether the measurements found fusion \p Name's original launches faster.
   bool keepsNative(const std::string &Name) const { return KeptNative.count(Name) != 0; }
 
+  bool measured() const { return Tuning.has_value(); }
+
+  /// The time fusion \p Name saved in the measurements: its original
+  /// launches' best median less its fastest variant's.
+  double saved(const std::string &Name) const {
+    auto It = Saved.find(Name);
+    return It == Saved.end() ? 0 : It->second;
+  }
+
 private:
   const Config &C;
   const std::optional<std::string> &Path;
@@ -65,6 +78,7 @@ private:
   bool RewritesLaunches;
   Reporter &Diags;
   std::set<std::string> KeptNative;
+  std::map<std::string, double> Saved;
 
   /// Without measurements, a fusion whose config names no grid runs on the
   /// one kfuse chooses, and the user hears which.
@@ -80,12 +94,15 @@ private:
 };
 
 /// The host code of each fusion (the pipeline's index, and its fused
-/// kernel) with its launches rewritten into one launcher call; or nothing
-/// after reporting why a group of launches cannot be.
+/// kernel; in the order of preference, which \p Why says) with its launches
+/// rewritten into one launcher call; or nothing after reporting why a group
+/// of launches cannot be. Of fusions that would replace one launch, the
+/// first takes it.
 std::optional<std::vector<RewrittenHost>>
 rewriteHostCode(FusionPipeline &Pipeline,
                 const std::vector<std::pair<size_t, const FusedKernel *>> &Fused,
-                SourceParser &Parser, const HostRewriteTarget &Target, Reporter &Diags) {
+                SourceParser &Parser, const HostRewriteTarget &Target, const std::string &Why,
+                Reporter &Diags) {
   const Config &C = Pipeline.config();
   std::vector<LaunchGroup> Groups;
   std::vector<const FusedKernel *> Kernels;
@@ -105,9 +122,15 @@ rewriteHostCode(FusionPipeline &Pipeline,
       Kernels.push_back(Kernel);
     }
   }
-  if (Diags.errorCount() != 0 || !groupsDisjoint(Groups, Diags))
+  std::vector<LaunchGroup> Taken;
+  std::vector<const FusedKernel *> TakenKernels;
+  for (size_t I : disjointGroups(Groups, Why, Diags)) {
+    Taken.push_back(std::move(Groups[I]));
+    TakenKernels.push_back(Kernels[I]);
+  }
+  if (Diags.errorCount() != 0)
     return std::nullopt;
-  return rewriteLaunches(Groups, Kernels, Target);
+  return rewriteLaunches(Taken, TakenKernels, Target);
 }
 
 } // namespace
@@ -163,8 +186,16 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
     for (size_t K = 0; K < Fused.size(); ++K)
       if (!Layouts.keepsNative(Pipeline.fusion(Fused[K]).Name))
         Rewritten.push_back({Fused[K], &File.Kernels[K]});
-    std::optional<std::vector<RewrittenHost>> Hosts =
-        rewriteHostCode(Pipeline, Rewritten, Parser, *Input.RewriteLaunches, Diags);
+    // Where two fusions share a launch, the one that saved more takes it.
+    if (Layouts.measured())
+      std::stable_sort(Rewritten.begin(), Rewritten.end(), [&](const auto &A, const auto &B) {
+        return Layouts.saved(Pipeline.fusion(A.first).Name) >
+               Layouts.saved(Pipeline.fusion(B.first).Name);
+      });
+    std::optional<std::vector<RewrittenHost>> Hosts = rewriteHostCode(
+        Pipeline, Rewritten, Parser, *Input.RewriteLaunches,
+        Layouts.measured() ? "saved more time in the measurements" : "comes first in the config",
+        Diags);
     if (!Hosts)
       return std::nullopt;
     Result.Hosts = std::move(*Hosts);
