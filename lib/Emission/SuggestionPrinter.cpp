@@ -165,7 +165,12 @@ private:
   }
 
   void printCandidates() {
-    OS << (Markdown ? "### Candidates, best first\n\n" : "candidates, best first:\n");
+    // Without a profile nothing estimates them, and the order says so.
+    const char *Order = S.Profiled ? "best first"
+                                   : "those kfuse fuses first, then by the memory traffic "
+                                     "they remove and in source order (--profile ranks them "
+                                     "by estimate)";
+    OS << (Markdown ? "### Candidates, " : "candidates, ") << Order << (Markdown ? "\n\n" : ":\n");
     std::vector<std::vector<std::string>> Rows;
     for (size_t I = 0; I < S.Candidates.size(); ++I) {
       const Candidate &C = S.Candidates[I];
