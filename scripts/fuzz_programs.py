@@ -535,13 +535,19 @@ CHAINS = {
     "reused": (False, "strict", "consume", "tmp"),
     "read_modify": (False, "strict", "consume", "tmp"),
     "read_after": (False, "strict", "consume", "tmp"),
+    # The second writes the element its own thread's first kernel wrote, or
+    # the state the first read (a time-step's update): one buffer in memory.
+    "second_writes": (False, "strict", "accumulate", "tmp"),
+    "update": (False, "strict", "update", "in"),
     # Unsafe: a thread reads what another thread's first kernel writes, or
-    # the second also writes it; kfuse must refuse. pair_swap stays in the
-    # block, where a barrier between the kernels would keep it: the GPU decides.
+    # writes what another thread's first kernel reads or wrote; kfuse must
+    # refuse. pair_swap stays in the block, where a barrier between the
+    # kernels would keep it: the GPU decides.
     "neighbour": (True, "strict", "neighbour", "tmp"),
     "pair_swap": (True, "gpu", "swap_pairs", "tmp"),
     "offset": (True, "strict", "consume", "tmp + 1"),
-    "second_writes": (True, "strict", "accumulate", "tmp"),
+    "writes_neighbour": (True, "strict", "accumulate_next", "tmp"),
+    "update_neighbour": (True, "strict", "update_next", "in"),
 }
 
 
@@ -572,6 +578,13 @@ def gen_chain(rng, cid):
                        "  if (i < n)\n    out[i] = out[i] * 0.5f + tmp[i ^ 1];\n"),
         "accumulate": ("float *tmp, float *out",
                        "  if (i < n) {\n    tmp[i] = tmp[i] + 1.0f;\n    out[i] = tmp[i];\n  }\n"),
+        "accumulate_next": ("float *tmp, float *out",
+                            "  if (i < n) {\n    tmp[(i + 1) % n] += 1.0f;\n    out[i] = 2.0f;\n  }\n"),
+        # The state the producer read, overwritten from the producer's result.
+        "update": ("float *state, const float *tmp",
+                   "  if (i < n)\n    state[i] = state[i] * 0.5f + tmp[i];\n"),
+        "update_next": ("float *state, const float *tmp",
+                        "  if (i < n)\n    state[(i + 1) % n] = tmp[i] * 0.5f;\n"),
     }
     params, body = consumers[second]
     device = produce + (f"__global__ void {second}{S}({params}, int n) {{\n"
@@ -585,7 +598,9 @@ def gen_chain(rng, cid):
 
     def pair(out, swapped):
         l1 = f"    produce{S}<<<(n + {b} - 1) / {b}, {b}>>>(in, tmp, n);\n"
-        l2 = f"    {second}{S}<<<(n + {b2} - 1) / {b2}, {b2}>>>({tmp_arg}, {out}, {n2});\n"
+        # An update takes the state the producer read and the producer's result.
+        args = f"{tmp_arg}, tmp" if second.startswith("update") else f"{tmp_arg}, {out}"
+        l2 = f"    {second}{S}<<<(n + {b2} - 1) / {b2}, {b2}>>>({args}, {n2});\n"
         return (l2 + l1) if swapped else (l1 + l2)
 
     def loop(swapped):
@@ -598,7 +613,7 @@ def gen_chain(rng, cid):
 
     back = ""
     # The second write's order shows only in tmp itself.
-    if variant in ("kept", "second_writes"):
+    if variant in ("kept", "second_writes", "writes_neighbour"):
         back += "  h = kf_back(h, tmp, n);\n"
     back += readback(named) + "  CK(cudaFree(tmp));\n"
     host = run_fn(cid, setup + loop(False) + back)
