@@ -539,6 +539,9 @@ CHAINS = {
     # the state the first read (a time-step's update): one buffer in memory.
     "second_writes": (False, "strict", "accumulate", "tmp"),
     "update": (False, "strict", "update", "in"),
+    # Three launches: the consumer's result updates the state the producer
+    # read; the last kernel relates to the first only through the chain.
+    "three": (False, "strict", "consume", "tmp"),
     # Unsafe: a thread reads what another thread's first kernel writes, or
     # writes what another thread's first kernel reads or wrote; kfuse must
     # refuse. pair_swap stays in the block, where a barrier between the
@@ -548,6 +551,9 @@ CHAINS = {
     "offset": (True, "strict", "consume", "tmp + 1"),
     "writes_neighbour": (True, "strict", "accumulate_next", "tmp"),
     "update_neighbour": (True, "strict", "update_next", "in"),
+    # Its first two launches are a safe chain on their own: only the GPU
+    # tells whether kfuse fused the third too.
+    "three_far": (True, "gpu", "consume", "tmp"),
 }
 
 
@@ -589,6 +595,14 @@ def gen_chain(rng, cid):
     params, body = consumers[second]
     device = produce + (f"__global__ void {second}{S}({params}, int n) {{\n"
                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n")
+    three = variant.startswith("three")
+    if three:
+        # three_far writes the next thread's state, which that thread's
+        # producer reads: only the first and the last launch meet.
+        at = "(i + 1) % n" if variant == "three_far" else "i"
+        device += (f"__global__ void settle{S}(float *state, const float *o, int n) {{\n"
+                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   f"  if (i < n)\n    state[{at}] = state[{at}] * 0.5f + o[i] * 0.25f;\n}}\n")
     steps = rng.choice([1, 2, 3]) if variant != "loop_temp" else rng.choice([2, 3, 4])
     named = [("in", "n"), ("out", "n"), ("out2", "n")]
     setup = ("  const int n = 1 << 16;\n" + buffers(named, cid * 5, ["in", "out"])
@@ -601,6 +615,9 @@ def gen_chain(rng, cid):
         # An update takes the state the producer read and the producer's result.
         args = f"{tmp_arg}, tmp" if second.startswith("update") else f"{tmp_arg}, {out}"
         l2 = f"    {second}{S}<<<(n + {b2} - 1) / {b2}, {b2}>>>({args}, {n2});\n"
+        if three:
+            l3 = f"    settle{S}<<<(n + {b} - 1) / {b}, {b}>>>(in, {out}, n);\n"
+            return (l3 + l2 + l1) if swapped else (l1 + l2 + l3)
         return (l2 + l1) if swapped else (l1 + l2)
 
     def loop(swapped):

@@ -661,6 +661,9 @@ bool memoryCall(llvm::StringRef Name) {
 
 /// The most kernels one fused block can hold: a warp each.
 constexpr size_t MaxGroupLaunches = 1024 / 32;
+/// The longest chain kfuse relates: every two of its launches are related,
+/// so the work grows with its square.
+constexpr size_t MaxChainLaunches = 8;
 
 class Relater {
 public:
@@ -674,8 +677,95 @@ public:
       if (consecutive(I, I + 1))
         R.Pairs.push_back(relate(I, I + 1));
     findGroups(R);
+    findChains(R);
     R.Related = Related;
     return R;
+  }
+
+  /// The chain of \p Run, or nothing with \p Why: every two of its launches
+  /// independent or a chain, each buffer named through one argument of each
+  /// launch that names it.
+  std::optional<LaunchChain> chainOf(const std::vector<size_t> &Run, std::string &Why) const {
+    LaunchChain C;
+    C.Launches = Run;
+    std::vector<std::string> Buffers;
+    std::map<std::pair<size_t, size_t>, LaunchPair> Pairs;
+    for (size_t I = 0; I < Run.size(); ++I)
+      for (size_t J = I + 1; J < Run.size(); ++J) {
+        LaunchPair P = relate(Run[I], Run[J]);
+        if (!P.independent() && !P.chainable()) {
+          Why = Launches[Run[J]].KernelName + " after " + Launches[Run[I]].KernelName + ": " +
+                (P.NotChainable.empty() ? "kfuse cannot relate them" : P.NotChainable);
+          return std::nullopt;
+        }
+        for (const LaunchConflict &X : P.Conflicts)
+          if (!llvm::is_contained(Buffers, X.Buffer))
+            Buffers.push_back(X.Buffer);
+        for (const LaunchAssumption &A : P.Assumptions)
+          if (llvm::none_of(C.Assumptions,
+                            [&](const LaunchAssumption &B) { return A.What == B.What; }))
+            C.Assumptions.push_back(A);
+        Pairs.emplace(std::make_pair(Run[I], Run[J]), std::move(P));
+      }
+    for (const std::string &Buffer : Buffers)
+      if (!chainFlows(Run, Buffer, Pairs, C, Why))
+        return std::nullopt;
+    C.Same = sameGroups(Run);
+    return C;
+  }
+
+  /// The flows of \p Buffer along \p Run: from each launch that names it
+  /// to the next one that does.
+  bool chainFlows(const std::vector<size_t> &Run, const std::string &Buffer,
+                  const std::map<std::pair<size_t, size_t>, LaunchPair> &Pairs, LaunchChain &C,
+                  std::string &Why) const {
+    std::vector<std::pair<size_t, size_t>> Namers; // (launch, argument)
+    for (size_t L : Run) {
+      std::vector<size_t> Args = argumentsNaming(Launches[L], *Uses[L], Buffer);
+      if (Args.size() > 1 || (Args.size() == 1 && Launches[L].Args[Args[0]].Offset)) {
+        Why = Launches[L].KernelName + " names '" + Buffer +
+              "' through more than one argument, or at an offset";
+        return false;
+      }
+      if (!Args.empty())
+        Namers.push_back({L, Args[0]});
+    }
+    for (size_t K = 0; K + 1 < Namers.size(); ++K) {
+      auto [A, ArgA] = Namers[K];
+      auto [B, ArgB] = Namers[K + 1];
+      ParamUse UseA = Uses[A]->Params[ArgA], UseB = Uses[B]->Params[ArgB];
+      LaunchFlow F{ArgA, ArgB, Buffer, false, ""};
+      F.SecondWrites = writes(UseB);
+      if (F.SecondWrites)
+        F.Live = "the later launch writes it";
+      else if (Namers.size() > 2)
+        F.Live = "another launch of the chain names it";
+      else if (UseA != ParamUse::Written)
+        F.Live = Launches[A].KernelName + " reads it too";
+      else
+        F.Live = liveAfter(Pairs.at({A, B}), ArgA, ArgB);
+      F.Dead = F.Live.empty();
+      C.Flows.push_back({A, B, std::move(F)});
+    }
+    return true;
+  }
+
+  /// Scalar arguments of one value along \p Run, as groups: each two
+  /// launches next to each other that give one.
+  std::vector<std::vector<std::pair<size_t, size_t>>>
+  sameGroups(const std::vector<size_t> &Run) const {
+    std::vector<std::vector<std::pair<size_t, size_t>>> Groups;
+    for (size_t K = 0; K + 1 < Run.size(); ++K)
+      for (auto [I, J] : sameArguments(Launches[Run[K]], Launches[Run[K + 1]])) {
+        std::pair<size_t, size_t> A{Run[K], I}, B{Run[K + 1], J};
+        auto Holds = [&](const auto &G) { return llvm::is_contained(G, A); };
+        auto It = llvm::find_if(Groups, Holds);
+        if (It == Groups.end())
+          Groups.push_back({A, B});
+        else if (!llvm::is_contained(*It, B))
+          It->push_back(B);
+      }
+    return Groups;
   }
 
 private:
@@ -1236,35 +1326,68 @@ private:
 
   bool independent(size_t I, size_t J) const { return relate(I, J).independent(); }
 
-  void findGroups(LaunchRelations &R) const {
-    std::vector<size_t> Run;
-    auto Close = [&] {
-      if (Run.size() >= 3)
-        R.Groups.push_back(Run);
+  /// Runs of consecutive launches, each dependent on the one before it,
+  /// whose every two may run one after the other in each thread (cut as
+  /// groups are): each of three or more is a chain.
+  void findChains(LaunchRelations &R) const {
+    auto Fits = [&](size_t I, size_t J) {
+      LaunchPair P = relate(I, J);
+      return P.independent() || P.chainable();
     };
-    for (const LaunchPair &P : R.Pairs) {
+    forEachRun(
+        R.Pairs, MaxChainLaunches, [](const LaunchPair &P) { return P.chainable(); }, Fits,
+        [&](const std::vector<size_t> &Run) {
+          std::string Why;
+          if (Run.size() >= 3)
+            if (std::optional<LaunchChain> C = chainOf(Run, Why))
+              R.Chains.push_back(std::move(*C));
+        });
+  }
+
+  void findGroups(LaunchRelations &R) const {
+    forEachRun(
+        R.Pairs, MaxGroupLaunches, [](const LaunchPair &) { return true; },
+        [&](size_t I, size_t J) { return independent(I, J); },
+        [&](const std::vector<size_t> &Run) {
+          if (Run.size() >= 3)
+            R.Groups.push_back(Run);
+        });
+  }
+
+  /// Hands \p Close each run of consecutive launches along \p Pairs whose
+  /// every two \p Fit, at most \p Max long; a pair \p Admits refuses ends
+  /// the run. Each launch is related to at most \p Max before it, so the
+  /// work grows with the launches, not their square (a fused block holds at
+  /// most 1024 / 32 kernels of a warp each).
+  template <typename AdmitsFn, typename FitFn, typename CloseFn>
+  static void forEachRun(const std::vector<LaunchPair> &Pairs, size_t Max, AdmitsFn Admits,
+                         FitFn Fit, CloseFn Close) {
+    std::vector<size_t> Run;
+    for (const LaunchPair &P : Pairs) {
+      if (!Admits(P)) {
+        Close(Run);
+        Run.clear();
+        continue;
+      }
       if (Run.empty() || Run.back() != P.First) {
-        Close();
+        Close(Run);
         Run = {P.First};
       }
-      // The launches just before the new one that it is independent of.
+      // The launches just before the new one that it fits with.
       size_t Keep = 0;
-      while (Keep < Run.size() && independent(Run[Run.size() - 1 - Keep], P.Second))
+      while (Keep < Run.size() && Fit(Run[Run.size() - 1 - Keep], P.Second))
         ++Keep;
       if (Keep != Run.size()) {
-        Close();
+        Close(Run);
         Run.erase(Run.begin(), Run.end() - Keep);
       }
-      // A fused block holds at most 1024 / 32 kernels of a warp each: a
-      // longer run is cut there, so each launch is related to at most that
-      // many before it and the work grows with the launches, not their square.
-      if (Run.size() == MaxGroupLaunches) {
-        Close();
+      if (Run.size() == Max) {
+        Close(Run);
         Run.erase(Run.begin(), Run.end() - 1);
       }
       Run.push_back(P.Second);
     }
-    Close();
+    Close(Run);
   }
 };
 
@@ -1273,6 +1396,12 @@ private:
 LaunchRelations relateLaunches(ASTUnit &HostUnit, const std::vector<KernelLaunch> &Launches,
                                const std::vector<std::optional<KernelUses>> &Uses) {
   return Relater(HostUnit, Launches, Uses).run();
+}
+
+std::optional<LaunchChain> relateChain(ASTUnit &HostUnit, const std::vector<KernelLaunch> &Launches,
+                                       const std::vector<std::optional<KernelUses>> &Uses,
+                                       const std::vector<size_t> &Run, std::string &Why) {
+  return Relater(HostUnit, Launches, Uses).chainOf(Run, Why);
 }
 
 bool inertHostCall(llvm::StringRef Name) {

@@ -129,7 +129,7 @@ public:
         return std::nullopt;
       Chosen.push_back(*I);
     }
-    std::vector<std::optional<KernelUses>> Of(Launches.size());
+    Of.assign(Launches.size(), std::nullopt);
     for (size_t M = 0; M < Members.size(); ++M)
       Of[Chosen[M]] = Uses[M];
     LaunchRelations Relations = relateLaunches(Host, Launches, Of);
@@ -145,8 +145,9 @@ public:
     for (size_t M = 1; M < Members.size(); ++M)
       if (Rewritable[M - 1] && Rewritable[M])
         checkPair(Relations, Chosen, M);
+    bool Chain = F.Mode == FusionMode::Vertical;
     if (Members.size() > 2 && Diags.errorCount() == Before)
-      checkGroup(Relations, Chosen);
+      Chain ? checkLongChain(Chosen) : checkGroup(Relations, Chosen);
     if (Diags.errorCount() == Before)
       checkBetween(Chosen);
     if (Diags.errorCount() != Before)
@@ -172,6 +173,8 @@ private:
   const std::vector<KernelUses> &Uses;
   Reporter &Diags;
   std::vector<KernelLaunch> Launches;
+  /// What each launch's kernel uses, for the launches of the members.
+  std::vector<std::optional<KernelUses>> Of;
 
   const std::string &name(size_t M) const { return Members[M].Model.Name; }
 
@@ -499,24 +502,92 @@ private:
           << name(M) << name(M - 1) << Where << Why;
       return;
     }
+    // A chain of three or more is related as a whole (checkLongChain).
+    if (F.Mode == FusionMode::Vertical && Members.size() > 2)
+      return;
     if (F.Mode == FusionMode::Vertical)
       checkChain(*P, M);
     else
       for (const LaunchConflict &X : P->Conflicts)
         Diags.report(Second.Loc, SM, ID::RewriteDependent)
             << name(M - 1) << name(M) << describe(X, name(M - 1), name(M), SM);
-    for (const LaunchAssumption &X : P->Assumptions) {
+    checkAssumptions(P->Assumptions, M - 1, M, Second);
+  }
+
+  /// Reports each of \p Assumptions the config does not promise, for the
+  /// launches of members \p A and \p B, at \p Second.
+  void checkAssumptions(const std::vector<LaunchAssumption> &Assumptions, size_t A, size_t B,
+                        const KernelLaunch &Second) {
+    for (const LaunchAssumption &X : Assumptions) {
       // What callers pass and leave queued is theirs to promise.
       bool Promised =
           X.What == LaunchAssumption::DistinctBuffers || X.What == LaunchAssumption::CallersWork;
       if (X.What == LaunchAssumption::HostWaits || (Promised && F.DistinctBuffers))
         continue;
-      std::string Why = describe(X, name(M - 1), name(M), SM);
+      std::string Why = describe(X, name(A), name(B), SM);
       if (Promised)
         Why = "it would rely on this: " + Why + " (add 'distinct_buffers: true' to fusion '" +
               F.Name + "' to promise it)";
-      Diags.report(Second.Loc, SM, ID::RewriteUnproven) << name(M - 1) << name(M) << Why;
+      Diags.report(Second.Loc, SM, ID::RewriteUnproven) << name(A) << name(B) << Why;
     }
+  }
+
+  /// A vertical fusion of three or more launches: the launches are a chain
+  /// (every two independent or a chain), and its flows, temporaries and
+  /// scalars of one value are what the config says, as for two.
+  void checkLongChain(const std::vector<size_t> &Chosen) {
+    size_t Last = Chosen.size() - 1;
+    auto Refuse = [&](const std::string &Why) {
+      Diags.report(Launches[Chosen[Last]].Loc, SM, ID::RewriteChain)
+          << name(0) << name(Last) << Why;
+    };
+    std::string Why;
+    std::optional<LaunchChain> Chain = relateChain(Host, Launches, Of, Chosen, Why);
+    if (!Chain)
+      return Refuse(Why);
+    auto MemberOf = [&](size_t Launch) {
+      return static_cast<size_t>(llvm::find(Chosen, Launch) - Chosen.begin());
+    };
+    auto Param = [&](size_t Member, size_t I) {
+      return Members[Member].Spec->Id + "." +
+             Members[Member].Model.Decl->getParamDecl(I)->getNameAsString();
+    };
+    auto Matches = [&](const FlowSpec &Flow, const ChainFlow &X) {
+      return paramOf(Flow.From, MemberOf(X.From)) == X.Flow.FromArg &&
+             paramOf(Flow.To, MemberOf(X.To)) == X.Flow.ToArg;
+    };
+    for (const ChainFlow &X : Chain->Flows)
+      if (llvm::none_of(F.Flows, [&](const FlowSpec &Flow) { return Matches(Flow, X); }))
+        Refuse(Launches[X.From].KernelName + " and then " + Launches[X.To].KernelName + " name '" +
+               X.Flow.Buffer + "', one of them writing it, and the config has no flow from " +
+               Param(MemberOf(X.From), X.Flow.FromArg) + " to " +
+               Param(MemberOf(X.To), X.Flow.ToArg));
+    for (const FlowSpec &Flow : F.Flows) {
+      auto X = llvm::find_if(Chain->Flows, [&](const ChainFlow &X) { return Matches(Flow, X); });
+      if (X == Chain->Flows.end())
+        Refuse("the config passes " + Flow.From.spelling() + " to " + Flow.To.spelling() +
+               ", but in the program they are not one buffer that the chain passes on from the "
+               "one to the other");
+      else if (Flow.Temporary && !X->Flow.Dead)
+        Refuse("the config makes '" + X->Flow.Buffer + "' temporary (never stored), but " +
+               X->Flow.Live);
+    }
+    auto SameValue = [&](std::pair<size_t, size_t> A, std::pair<size_t, size_t> B) {
+      return llvm::any_of(Chain->Same, [&](const auto &G) {
+        return llvm::is_contained(G, A) && llvm::is_contained(G, B);
+      });
+    };
+    for (const std::vector<ParamRef> &Group : F.Same)
+      for (const ParamRef &A : Group)
+        for (const ParamRef &B : Group) {
+          std::optional<std::pair<size_t, size_t>> PA = findParam(A, Members),
+                                                   PB = findParam(B, Members);
+          if (PA && PB && PA->first < PB->first &&
+              !SameValue({Chosen[PA->first], PA->second}, {Chosen[PB->first], PB->second}))
+            Refuse("the config says " + A.spelling() + " and " + B.spelling() +
+                   " carry one value, and the program may give them different ones");
+        }
+    checkAssumptions(Chain->Assumptions, 0, Last, Launches[Chosen[Last]]);
   }
 
   /// The index of parameter \p Ref of member \p M's kernel, when \p Ref
@@ -622,11 +693,6 @@ std::optional<LaunchGroup> findLaunchGroup(ASTUnit &Host, const RejectedCode &Re
                                            const Config &C, const FusionSpec &F,
                                            const std::vector<FusionMember> &Members,
                                            const std::vector<KernelUses> &Uses, Reporter &Diags) {
-  // Only neighbours are related: a flow into a later kernel is not seen.
-  if (F.Mode == FusionMode::Vertical && Members.size() > 2) {
-    Diags.report({{ID::RewriteVertical, F.Position.Line, F.Position.Column, {F.Name}}}, C.Path);
-    return std::nullopt;
-  }
   return GroupFinder(Host, Rejected, C, F, Members, Uses, Diags).run();
 }
 

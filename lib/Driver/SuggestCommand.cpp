@@ -154,6 +154,7 @@ private:
   std::vector<std::optional<KernelUses>> Uses;
   std::vector<std::pair<LaunchPair, const SourceManager *>> Pairs;
   std::vector<std::vector<size_t>> Groups;
+  std::vector<std::pair<LaunchChain, const SourceManager *>> Chains;
   // The work done, for kfuse-suggest-work: pairs of launches related,
   // candidates checked and how many of them were fused to check them.
   size_t Related = 0, Candidates = 0, FusedToCheck = 0;
@@ -274,6 +275,18 @@ private:
           I += Begin;
         Groups.push_back(G);
       }
+      for (LaunchChain &C : R.Chains) {
+        for (size_t &I : C.Launches)
+          I += Begin;
+        for (ChainFlow &F : C.Flows) {
+          F.From += Begin;
+          F.To += Begin;
+        }
+        for (auto &Group : C.Same)
+          for (auto &[Launch, Arg] : Group)
+            Launch += Begin;
+        Chains.push_back({std::move(C), &Hosts[H].first->getSourceManager()});
+      }
     }
     return true;
   }
@@ -373,7 +386,49 @@ private:
       S.Candidates.push_back(candidate(S, {P.First, P.Second}, &P, *SM));
     for (const std::vector<size_t> &G : Groups)
       S.Candidates.push_back(candidate(S, G, nullptr, Found[G.front()].Host->getSourceManager()));
+    for (const auto &[Chain, SM] : Chains) {
+      Candidate C = candidate(S, Chain.Launches, nullptr, *SM);
+      chain(C, S, Chain, *SM);
+      S.Candidates.push_back(std::move(C));
+    }
     return S;
+  }
+
+  /// The vertical fusion of three or more launches: the chain's flows and
+  /// scalars of one value, and what it took on trust.
+  static void chain(Candidate &C, const Suggestions &S, const LaunchChain &Chain,
+                    const SourceManager &SM) {
+    C.Mode = FusionMode::Vertical;
+    for (const ChainFlow &F : Chain.Flows) {
+      const SuggestedArg &From = S.Launches[F.From].Args[F.Flow.FromArg];
+      C.Flows.push_back({F.From,
+                         F.To,
+                         From.Param,
+                         S.Launches[F.To].Args[F.Flow.ToArg].Param,
+                         F.Flow.Buffer,
+                         F.Flow.Dead,
+                         F.Flow.Live,
+                         {}});
+      if (From.Buffer && From.Count)
+        C.Flows.back().Bytes = *From.Count * elementBytes(From.Type);
+    }
+    for (const auto &Group : Chain.Same)
+      for (size_t K = 1; K < Group.size(); ++K)
+        C.Same.push_back({Group[0].first, Group[K].first,
+                          S.Launches[Group[0].first].Args[Group[0].second].Param,
+                          S.Launches[Group[K].first].Args[Group[K].second].Param});
+    const std::string &First = S.Launches[Chain.Launches.front()].Id;
+    const std::string &Last = S.Launches[Chain.Launches.back()].Id;
+    for (const LaunchAssumption &X : Chain.Assumptions) {
+      C.Assumptions.push_back(kfuse::describe(X, First, Last, SM));
+      C.CallersPromise |= callersPromise(X);
+    }
+  }
+
+  /// What the launching function's callers decide, which only a config's
+  /// distinct_buffers promises.
+  static bool callersPromise(const LaunchAssumption &X) {
+    return X.What == LaunchAssumption::DistinctBuffers || X.What == LaunchAssumption::CallersWork;
   }
 
   Candidate candidate(const Suggestions &S, const std::vector<size_t> &Members, const LaunchPair *P,
@@ -387,8 +442,10 @@ private:
     const std::string &A = S.Launches[P->First].Id, &B = S.Launches[P->Second].Id;
     for (const LaunchConflict &X : P->Conflicts)
       C.Conflicts.push_back(kfuse::describe(X, A, B, SM));
-    for (const LaunchAssumption &X : P->Assumptions)
+    for (const LaunchAssumption &X : P->Assumptions) {
       C.Assumptions.push_back(kfuse::describe(X, A, B, SM));
+      C.CallersPromise |= callersPromise(X);
+    }
     if (P->chainable())
       chain(C, S, *P);
     else if (!P->NotChainable.empty() && llvm::any_of(P->Conflicts, [](const LaunchConflict &X) {

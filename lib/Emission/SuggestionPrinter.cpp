@@ -339,13 +339,23 @@ private:
     if (C.Bound)
       Note =
           "estimated " + times(C.Bound->Speedup) + ", perfect overlap " + times(C.Bound->Overlap);
+    // The rewrite needs the promise 'assumed:' spells; the config makes it.
+    const char *Promise = "a promise, as 'assumed:' says: delete it if the callers break it";
     if (C.Mode != FusionMode::Vertical) {
-      line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
+      if (!C.CallersPromise) {
+        line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
+        return;
+      }
+      line(2, "- name: " + C.Name, Note);
+      line(4, "kernels: [" + Kernels + "]", "");
+      line(4, "distinct_buffers: true", Promise);
       return;
     }
     line(2, "- name: " + C.Name, Note);
     line(4, "mode: vertical", "each thread runs the kernels one after the other");
     line(4, "kernels: [" + Kernels + "]", "");
+    if (C.CallersPromise)
+      line(4, "distinct_buffers: true", Promise);
     line(4, "flows:", "");
     for (const SuggestedFlow &F : C.Flows)
       line(6,

@@ -27,6 +27,10 @@ void rankCandidates(Suggestions &S) {
         uint64_t RA = A.removedBytes().value_or(0), RB = B.removedBytes().value_or(0);
         if (RA != RB)
           return RA > RB;
+        // A longer chain removes more launches and intermediates.
+        if (A.Mode == FusionMode::Vertical && B.Mode == FusionMode::Vertical &&
+            A.Members.size() != B.Members.size())
+          return A.Members.size() > B.Members.size();
         return A.Members < B.Members;
       });
 }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kfuse {
@@ -215,12 +216,36 @@ struct LaunchPair {
   bool chainable() const { return !independent() && NotChainable.empty() && !Flows.empty(); }
 };
 
+/// A flow between two launches of a chain: the launches (indices into the
+/// launches) and the arguments.
+struct ChainFlow {
+  size_t From = 0, To = 0;
+  LaunchFlow Flow;
+};
+
+/// Three or more launches that follow one another, each of which may run
+/// after the ones before it in each thread (a vertical fusion): every two of
+/// them independent or a chain.
+struct LaunchChain {
+  std::vector<size_t> Launches; ///< Indices into the launches.
+  /// Per buffer one kernel names after another, from each launch that names
+  /// it to the next that does.
+  std::vector<ChainFlow> Flows;
+  /// Scalar arguments that carry one value: groups of (launch, argument).
+  std::vector<std::vector<std::pair<size_t, size_t>>> Same;
+  /// What every two of them took on trust, each kind once.
+  std::vector<LaunchAssumption> Assumptions;
+};
+
 struct LaunchRelations {
   /// Launches that follow one another in a block (no launch between them).
   std::vector<LaunchPair> Pairs;
   /// Runs of three or more launches that follow one another, every two of
   /// them independent: indices into the launches.
   std::vector<std::vector<size_t>> Groups;
+  /// Runs of three or more that each thread could run one after the other,
+  /// at least two of them dependent.
+  std::vector<LaunchChain> Chains;
   /// How many pairs of launches were related to find these: the work, which
   /// grows with the launches (a group is at most a fused block of warps).
   size_t Related = 0;
@@ -230,6 +255,13 @@ struct LaunchRelations {
 /// launch's kernel uses; nothing for a kernel with no visible body.
 LaunchRelations relateLaunches(clang::ASTUnit &HostUnit, const std::vector<KernelLaunch> &Launches,
                                const std::vector<std::optional<KernelUses>> &Uses);
+
+/// The chain of launches \p Run (indices into \p Launches, in program
+/// order, each following the one before), or nothing with \p Why.
+std::optional<LaunchChain> relateChain(clang::ASTUnit &HostUnit,
+                                       const std::vector<KernelLaunch> &Launches,
+                                       const std::vector<std::optional<KernelUses>> &Uses,
+                                       const std::vector<size_t> &Run, std::string &Why);
 
 } // namespace kfuse
 

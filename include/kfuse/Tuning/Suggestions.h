@@ -85,6 +85,10 @@ struct Candidate {
   /// Why they cannot run side by side; empty when they can.
   std::vector<std::string> Conflicts;
   std::vector<std::string> Assumptions; ///< What that relies on.
+  /// Some of it is the launching function's callers' to keep (pointers it
+  /// receives point to different buffers, no work of theirs queued on other
+  /// streams): the config promises it (`distinct_buffers: true`).
+  bool CallersPromise = false;
   /// kfuse check's errors fusing them (first line of each); empty when it
   /// fuses them.
   std::vector<std::string> Refusals;
