@@ -172,6 +172,13 @@ private:
     E = strip(E);
     if (const Expr *Init = constantInit(variableOf(E)))
       return evalInt(Init, Depth + 1);
+    // A value two launches are proven to share must hold for every call:
+    // only a function no other file calls.
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(variableOf(E));
+        P && !Written.count(P) && !Caller.isExternallyVisible())
+      return fromCallers<int64_t>(
+          *P, Depth,
+          [](const LaunchReader &R, const Expr *Arg, unsigned D) { return R.evalInt(Arg, D); });
     if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Minus)
       if (auto V = evalInt(U->getSubExpr(), Depth + 1))
         return -*V;
@@ -256,7 +263,64 @@ private:
     if (E->getType()->isIntegralOrEnumerationType())
       if (std::optional<int64_t> X = evalInt(E, Depth + 1); X && *X > 0)
         return std::array<uint64_t, 3>{static_cast<uint64_t>(*X), 1, 1};
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(variableOf(E)); P && !Written.count(P))
+      return fromCallers<std::array<uint64_t, 3>>(
+          *P, Depth,
+          [](const LaunchReader &R, const Expr *Arg, unsigned D) { return R.evalDim3(Arg, D); });
     return std::nullopt;
+  }
+
+  /// The value every call of this function in its file gives parameter
+  /// \p P (which the function never changes), read in each caller as
+  /// \p Eval reads it there; nothing when a call gives another, none is
+  /// seen, or the function's address is taken. Calls from other files may
+  /// give others: a launch configuration read so is what the fused kernel
+  /// is built for, which its launcher checks at run time.
+  template <typename T, typename EvalFn>
+  std::optional<T> fromCallers(const ParmVarDecl &P, unsigned Depth, EvalFn Eval) const {
+    if (Depth > 4 || Caller.isMain())
+      return std::nullopt;
+    struct Calls : RecursiveASTVisitor<Calls> {
+      const FunctionDecl *Callee;
+      std::vector<const CallExpr *> Found;
+      bool Other = false; ///< The function is named other than as a callee.
+      bool VisitCallExpr(CallExpr *C) {
+        if (const FunctionDecl *F = C->getDirectCallee();
+            F && F->getCanonicalDecl() == Callee->getCanonicalDecl())
+          Found.push_back(C);
+        return true;
+      }
+      bool VisitUnaryAddrOf(UnaryOperator *U) {
+        if (const auto *R = dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParens()))
+          Other |= R->getDecl()->getCanonicalDecl() == Callee->getCanonicalDecl();
+        return true;
+      }
+    };
+    std::optional<T> Result;
+    bool Any = false;
+    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      const auto *F = dyn_cast<FunctionDecl>(D);
+      if (!F || !F->hasBody() || !SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+        continue;
+      Calls C;
+      C.Callee = &Caller;
+      C.TraverseStmt(F->getBody());
+      if (C.Other)
+        return std::nullopt;
+      if (C.Found.empty())
+        continue;
+      LaunchReader Reader(Ctx, *F);
+      for (const CallExpr *Call : C.Found) {
+        unsigned I = P.getFunctionScopeIndex();
+        std::optional<T> V =
+            I < Call->getNumArgs() ? Eval(Reader, Call->getArg(I), Depth + 1) : std::nullopt;
+        if (!V || (Any && V != Result))
+          return std::nullopt;
+        Result = V;
+        Any = true;
+      }
+    }
+    return Result;
   }
 
   LaunchShape shape(const Expr *E) const { return {text(E), evalDim3(E)}; }
