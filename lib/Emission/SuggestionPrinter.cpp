@@ -339,8 +339,11 @@ private:
     if (C.Bound)
       Note =
           "estimated " + times(C.Bound->Speedup) + ", perfect overlap " + times(C.Bound->Overlap);
-    // The rewrite needs the promise 'assumed:' spells; the config makes it.
-    const char *Promise = "a promise, as 'assumed:' says: delete it if the callers break it";
+    // The rewrite needs the promise 'assumed:' spells, which only the user
+    // can make: the line is there to uncomment, never made for them.
+    const char *Promise = "# distinct_buffers: true";
+    const char *Why = "the callers' promise 'assumed:' spells, which fuse --rewrite-launches "
+                      "needs: uncomment it if they keep it";
     if (C.Mode != FusionMode::Vertical) {
       if (!C.CallersPromise) {
         line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
@@ -348,14 +351,14 @@ private:
       }
       line(2, "- name: " + C.Name, Note);
       line(4, "kernels: [" + Kernels + "]", "");
-      line(4, "distinct_buffers: true", Promise);
+      line(4, Promise, Why);
       return;
     }
     line(2, "- name: " + C.Name, Note);
     line(4, "mode: vertical", "each thread runs the kernels one after the other");
     line(4, "kernels: [" + Kernels + "]", "");
     if (C.CallersPromise)
-      line(4, "distinct_buffers: true", Promise);
+      line(4, Promise, Why);
     line(4, "flows:", "");
     for (const SuggestedFlow &F : C.Flows)
       line(6,

@@ -87,7 +87,8 @@ struct Candidate {
   std::vector<std::string> Assumptions; ///< What that relies on.
   /// Some of it is the launching function's callers' to keep (pointers it
   /// receives point to different buffers, no work of theirs queued on other
-  /// streams): the config promises it (`distinct_buffers: true`).
+  /// streams): the config has the promise (`distinct_buffers: true`) for
+  /// the user to make.
   bool CallersPromise = false;
   /// kfuse check's errors fusing them (first line of each); empty when it
   /// fuses them.
