@@ -365,11 +365,14 @@ private:
   }
 
   /// The bytes the function's first cudaMalloc of \p Buffer asks for.
-  std::optional<uint64_t> allocatedBytes(const std::string &Buffer) const {
+  /// The bytes a cudaMalloc of this function gives \p Buffer, when
+  /// constant; else the size as written in \p Text, where there is one.
+  std::optional<uint64_t> allocatedBytes(const std::string &Buffer, std::string &Text) const {
     struct Finder : RecursiveASTVisitor<Finder> {
       const LaunchReader &R;
       const std::string &Buffer;
       std::optional<uint64_t> Bytes;
+      std::string Text;
       bool Done = false;
       Finder(const LaunchReader &R, const std::string &Buffer) : R(R), Buffer(Buffer) {}
       bool VisitCallExpr(CallExpr *C) {
@@ -385,11 +388,14 @@ private:
           return true;
         if (auto Size = R.evalInt(C->getArg(1)); Size && *Size > 0)
           Bytes = static_cast<uint64_t>(*Size);
+        else
+          Text = R.text(C->getArg(1));
         Done = true;
         return false;
       }
     } F(*this, Buffer);
     F.TraverseStmt(const_cast<Stmt *>(Body));
+    Text = F.Text;
     return F.Bytes;
   }
 
@@ -410,7 +416,7 @@ private:
     if (auto B = bufferOf(E)) {
       V.Buffer = B->first;
       V.Offset = B->second;
-      V.AllocatedBytes = allocatedBytes(V.Buffer);
+      V.AllocatedBytes = allocatedBytes(V.Buffer, V.AllocatedText);
     }
     BufferRoots R = Aliases.rootsOf(E);
     V.Roots.assign(R.Names.begin(), R.Names.end());

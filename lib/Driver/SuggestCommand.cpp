@@ -344,6 +344,7 @@ private:
     A.Written = Of && I < Of->Params.size() && writes(Of->Params[I]);
     if (V.AllocatedBytes && !V.Offset)
       A.Count = *V.AllocatedBytes / elementBytes(A.Type);
+    A.AllocatedText = V.AllocatedText;
     return A;
   }
 

@@ -327,8 +327,12 @@ private:
     }
     std::string Count = A.Count ? std::to_string(*A.Count) : FillMarker;
     std::string Fill = A.Written ? ", fill: zero" : "";
+    std::string Cause =
+        A.AllocatedText.empty()
+            ? ": its allocation is not in the launching function"
+            : ": allocated with " + A.AllocatedText + " bytes, not constant in the source";
     line(8, "- {buffer: " + std::string(elementName(A.Type)) + ", count: " + Count + Fill + "}",
-         Note + (A.Count ? "" : ": its allocation is not in the launching function"));
+         Note + (A.Count ? "" : Cause));
   }
 
   void fusion(const Candidate &C) {

@@ -43,6 +43,8 @@ struct LaunchedValue {
   bool Offset = false; ///< Points past the buffer's start (d_a + n, &d_a[i]).
   /// The bytes a cudaMalloc of the function gave the buffer, when constant.
   std::optional<uint64_t> AllocatedBytes;
+  /// The size of that cudaMalloc as written, when it is not constant.
+  std::string AllocatedText;
   bool IsPointer = false;
   /// The buffers a pointer may point into, each named by the variable (or
   /// member) that received it: one for a pointer the function allocates or

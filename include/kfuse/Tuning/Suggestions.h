@@ -27,8 +27,11 @@ struct SuggestedArg {
   bool Buffer = false;
   ElementType Type = ElementType::F32; ///< Buffers: the element the kernel reads.
   std::optional<uint64_t> Count;       ///< Buffers: elements, when the source shows them.
-  bool Written = false;                ///< Buffers: the kernel writes it.
-  std::optional<std::string> Value;    ///< Scalars: the value, when constant.
+  /// Buffers: the launching function's allocation size as written, where it
+  /// allocates the buffer with a size that is not constant.
+  std::string AllocatedText;
+  bool Written = false;             ///< Buffers: the kernel writes it.
+  std::optional<std::string> Value; ///< Scalars: the value, when constant.
 };
 
 /// A launch found in the host code.
