@@ -117,15 +117,25 @@ public:
     // An old config left in place would pass for this run's: a build that
     // asked for one must hear that there is none, and a failed run writes
     // nothing (the markdown neither).
+    // '-o -': the config is the output, for a pipe; the table goes to stderr.
+    bool ToStdout = Request.Output && *Request.Output == "-";
+    llvm::raw_ostream &TableStream = ToStdout ? llvm::errs() : Out;
     if (Request.Output && !AnyReady) {
-      Out << Table;
+      TableStream << Table;
       Diags.report(diag::ID::SuggestNoConfig) << *Request.Output;
       return 1;
     }
-    if (Request.Output)
-      Outputs.stage(*Request.Output, printSuggestedConfig(S, ConfigContent::Launches));
+    std::string Config =
+        Request.Output ? printSuggestedConfig(S, ConfigContent::Launches) : std::string();
+    if (Request.Output && !ToStdout)
+      Outputs.stage(*Request.Output, Config);
     if (!Outputs.commit())
       return 1;
+    if (ToStdout) {
+      TableStream << Table;
+      Out << Config;
+      return 0;
+    }
     Out << Table;
     if (Request.Output)
       Out << "wrote " << *Request.Output << "\n";
@@ -171,7 +181,8 @@ private:
   }
 
   std::string configPath() const {
-    return Request.Output ? *Request.Output : std::string("kfuse-suggest.yaml");
+    return Request.Output && *Request.Output != "-" ? *Request.Output
+                                                    : std::string("kfuse-suggest.yaml");
   }
 
   /// The files named, else every CUDA file of the compilation database.
