@@ -283,29 +283,30 @@ private:
     struct Calls : RecursiveASTVisitor<Calls> {
       const FunctionDecl *Callee;
       std::vector<const CallExpr *> Found;
-      bool Other = false; ///< The function is named other than as a callee.
+      unsigned Named = 0; ///< Every naming of the function, calls' callees included.
       bool VisitCallExpr(CallExpr *C) {
         if (const FunctionDecl *F = C->getDirectCallee();
             F && F->getCanonicalDecl() == Callee->getCanonicalDecl())
           Found.push_back(C);
         return true;
       }
-      bool VisitUnaryAddrOf(UnaryOperator *U) {
-        if (const auto *R = dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParens()))
-          Other |= R->getDecl()->getCanonicalDecl() == Callee->getCanonicalDecl();
+      bool VisitDeclRefExpr(DeclRefExpr *R) {
+        Named += R->getDecl()->getCanonicalDecl() == Callee->getCanonicalDecl();
         return true;
       }
     };
     std::optional<T> Result;
     bool Any = false;
-    for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      const auto *F = dyn_cast<FunctionDecl>(D);
-      if (!F || !F->hasBody() || !SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
         continue;
       Calls C;
       C.Callee = &Caller;
-      C.TraverseStmt(F->getBody());
-      if (C.Other)
+      C.TraverseDecl(D);
+      // Named other than as a call's callee (its address taken), or called
+      // outside a function kfuse reads here: calls it does not see.
+      const auto *F = dyn_cast<FunctionDecl>(D);
+      if (C.Named != C.Found.size() || (!C.Found.empty() && (!F || !F->hasBody())))
         return std::nullopt;
       if (C.Found.empty())
         continue;
