@@ -112,16 +112,12 @@ bool mayThrow(const FunctionDecl *F, unsigned Depth) {
 
 class GroupFinder {
 public:
-  GroupFinder(ASTUnit &Host, const RejectedCode &Rejected, const Config &C, const FusionSpec &F,
-              const std::vector<FusionMember> &Members, const std::vector<KernelUses> &Uses,
-              Reporter &Diags)
-      : Host(Host), SM(Host.getSourceManager()), Ctx(Host.getASTContext()), Rejected(Rejected),
-        C(C), F(F), Members(Members), Uses(Uses), Diags(Diags) {}
+  GroupFinder(const ProgramModel &Model, const Config &C, const FusionSpec &F,
+              const std::vector<FusionMember> &Members, Reporter &Diags)
+      : Model(Model), Host(Model.files().front().host()), SM(Host.getSourceManager()),
+        Ctx(Host.getASTContext()), C(C), F(F), Members(Members), Diags(Diags) {}
 
   std::optional<LaunchGroup> run() {
-    for (KernelLaunch &L : findLaunches(Host, Rejected))
-      if (SM.isInMainFile(L.Loc))
-        Launches.push_back(std::move(L));
     std::vector<size_t> Chosen;
     for (size_t M = 0; M < Members.size(); ++M) {
       std::optional<size_t> I = launchOf(M);
@@ -129,10 +125,7 @@ public:
         return std::nullopt;
       Chosen.push_back(*I);
     }
-    Of.assign(Launches.size(), std::nullopt);
-    for (size_t M = 0; M < Members.size(); ++M)
-      Of[Chosen[M]] = Uses[M];
-    LaunchRelations Relations = relateLaunches(Host, Launches, Of);
+    const LaunchRelations &Relations = Model.graph();
     unsigned Before = Diags.errorCount();
     // A launch that cannot be rewritten is reported alone, not again with
     // its neighbours.
@@ -156,32 +149,29 @@ public:
     G.Fusion = &F;
     G.Host = &Host;
     for (size_t I : Chosen) {
-      G.Launches.push_back(Launches[I]);
-      G.Statements.push_back(statementRange(Launches[I]));
+      G.Launches.push_back(launch(I));
+      G.Statements.push_back(statementRange(launch(I)));
     }
     return G;
   }
 
 private:
+  const ProgramModel &Model;
   ASTUnit &Host;
   SourceManager &SM;
   ASTContext &Ctx;
-  const RejectedCode &Rejected;
   const Config &C;
   const FusionSpec &F;
   const std::vector<FusionMember> &Members;
-  const std::vector<KernelUses> &Uses;
   Reporter &Diags;
-  std::vector<KernelLaunch> Launches;
-  /// What each launch's kernel uses, for the launches of the members.
-  std::vector<std::optional<KernelUses>> Of;
+
+  const KernelLaunch &launch(size_t I) const { return Model.launch(I).Launch; }
 
   const std::string &name(size_t M) const { return Members[M].Model.Name; }
 
-  bool launches(const KernelLaunch &L, size_t M) const {
-    if (!L.Kernel)
-      return false;
-    const FunctionDecl *K = findSameKernel(*Members[M].Unit, *L.Kernel);
+  /// Whether launch \p I runs member \p M's kernel, as the model resolved it.
+  bool launches(size_t I, size_t M) const {
+    const FunctionDecl *K = Model.launch(I).Kernel;
     return K && K->getCanonicalDecl() == Members[M].Model.Decl->getCanonicalDecl();
   }
 
@@ -194,10 +184,10 @@ private:
     const KernelSpec &K = *Members[M].Spec;
     std::vector<size_t> All, AtSite;
     std::vector<std::string> Places; ///< As precise as the site: LINE or LINE:COLUMN.
-    for (size_t I = 0; I < Launches.size(); ++I) {
-      if (!launches(Launches[I], M))
+    for (size_t I = 0; I < Model.launches().size(); ++I) {
+      if (!launches(I, M))
         continue;
-      PresumedLoc P = SM.getPresumedLoc(Launches[I].Loc);
+      PresumedLoc P = SM.getPresumedLoc(launch(I).Loc);
       All.push_back(I);
       Places.push_back(std::to_string(P.getLine()) +
                        (K.Site && K.Site->Column ? ":" + std::to_string(P.getColumn()) : ""));
@@ -217,7 +207,7 @@ private:
     if (AtSite.size() > 1) {
       std::vector<unsigned> Ambiguous;
       for (size_t I : AtSite)
-        Ambiguous.push_back(SM.getPresumedLoc(Launches[I].Loc).getLine());
+        Ambiguous.push_back(SM.getPresumedLoc(launch(I).Loc).getLine());
       reportAtConfig(
           ID::RewriteAmbiguous, At,
           {std::to_string(AtSite.size()), name(M), siteText(K), joined(Ambiguous), F.Name});
@@ -247,7 +237,7 @@ private:
   }
 
   void checkLaunch(const std::vector<size_t> &Chosen, size_t M) {
-    const KernelLaunch &L = Launches[Chosen[M]];
+    const KernelLaunch &L = launch(Chosen[M]);
     SourceLocation Loc = L.Loc;
     if (L.Syntax != LaunchSyntax::Chevrons) {
       Diags.report(Loc, SM, ID::RewriteSyntax) << name(M) << spelling(L.Syntax);
@@ -359,15 +349,15 @@ private:
   /// change what they are given, configure their kernels, or leave where a
   /// later launch would not have run.
   void checkBetween(const std::vector<size_t> &Chosen) {
-    const KernelLaunch &First = Launches[Chosen.front()];
+    const KernelLaunch &First = launch(Chosen.front());
     const std::string &FirstName = name(0);
     checkDirectives(Chosen);
     std::set<unsigned> GroupPositions;
     for (size_t I : Chosen)
-      GroupPositions.insert(Launches[I].Position);
+      GroupPositions.insert(launch(I).Position);
     const Stmt *Body = First.Caller->getBody();
     for (size_t M = 1; M < Chosen.size(); ++M) {
-      const KernelLaunch &L = Launches[Chosen[M]];
+      const KernelLaunch &L = launch(Chosen[M]);
       std::vector<const Stmt *> Between;
       for (unsigned S = First.Position + 1; S < L.Position; ++S)
         if (!GroupPositions.count(S))
@@ -459,8 +449,8 @@ private:
   /// conditional leaves out here (kfuse reads one configuration) may be
   /// what another build compiles between them.
   void checkDirectives(const std::vector<size_t> &Chosen) {
-    CharSourceRange First = statementRange(Launches[Chosen.front()]);
-    SourceLocation LastBegin = SM.getExpansionLoc(Launches[Chosen.back()].Site->getBeginLoc());
+    CharSourceRange First = statementRange(launch(Chosen.front()));
+    SourceLocation LastBegin = SM.getExpansionLoc(launch(Chosen.back()).Site->getBeginLoc());
     unsigned From = SM.getFileOffset(First.getEnd()), To = SM.getFileOffset(LastBegin);
     llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
     for (unsigned At = From; At < To;) {
@@ -485,8 +475,8 @@ private:
 
   void checkPair(const LaunchRelations &R, const std::vector<size_t> &Chosen, size_t M) {
     size_t A = Chosen[M - 1], B = Chosen[M];
-    const KernelLaunch &Second = Launches[B];
-    std::string Where = launchLocation(SM, Launches[A].Loc);
+    const KernelLaunch &Second = launch(B);
+    std::string Where = launchLocation(SM, launch(A).Loc);
     const LaunchPair *P = nullptr;
     for (const LaunchPair &Q : R.Pairs)
       if (Q.First == A && Q.Second == B)
@@ -538,11 +528,10 @@ private:
   void checkLongChain(const std::vector<size_t> &Chosen) {
     size_t Last = Chosen.size() - 1;
     auto Refuse = [&](const std::string &Why) {
-      Diags.report(Launches[Chosen[Last]].Loc, SM, ID::RewriteChain)
-          << name(0) << name(Last) << Why;
+      Diags.report(launch(Chosen[Last]).Loc, SM, ID::RewriteChain) << name(0) << name(Last) << Why;
     };
     std::string Why;
-    std::optional<LaunchChain> Chain = relateChain(Host, Launches, Of, Chosen, Why);
+    std::optional<LaunchChain> Chain = Model.chain(Chosen, Why);
     if (!Chain)
       return Refuse(Why);
     auto MemberOf = [&](size_t Launch) {
@@ -558,7 +547,7 @@ private:
     };
     for (const ChainFlow &X : Chain->Flows)
       if (llvm::none_of(F.Flows, [&](const FlowSpec &Flow) { return Matches(Flow, X); }))
-        Refuse(Launches[X.From].KernelName + " and then " + Launches[X.To].KernelName + " name '" +
+        Refuse(launch(X.From).KernelName + " and then " + launch(X.To).KernelName + " name '" +
                X.Flow.Buffer + "', one of them writing it, and the config has no flow from " +
                Param(MemberOf(X.From), X.Flow.FromArg) + " to " +
                Param(MemberOf(X.To), X.Flow.ToArg));
@@ -587,7 +576,7 @@ private:
             Refuse("the config says " + A.spelling() + " and " + B.spelling() +
                    " carry one value, and the program may give them different ones");
         }
-    checkAssumptions(Chain->Assumptions, 0, Last, Launches[Chosen[Last]]);
+    checkAssumptions(Chain->Assumptions, 0, Last, launch(Chosen[Last]));
   }
 
   /// The index of parameter \p Ref of member \p M's kernel, when \p Ref
@@ -605,7 +594,7 @@ private:
   /// config, and each flow, temporary and scalar of one value the config
   /// gives must be what the program does.
   void checkChain(const LaunchPair &P, size_t M) {
-    const KernelLaunch &Second = Launches[P.Second];
+    const KernelLaunch &Second = launch(P.Second);
     auto Refuse = [&](const std::string &Why) {
       Diags.report(Second.Loc, SM, ID::RewriteChain) << name(M - 1) << name(M) << Why;
     };
@@ -653,7 +642,7 @@ private:
           std::equal(Chosen.begin(), Chosen.end(), It))
         return;
     }
-    Diags.report(Launches[Chosen.back()].Loc, SM, ID::RewriteDependent)
+    Diags.report(launch(Chosen.back()).Loc, SM, ID::RewriteDependent)
         << name(0) << name(Chosen.size() - 1)
         << "launches of the group that are not next to each other may depend on each other";
   }
@@ -689,11 +678,11 @@ std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, bool
   return siteFile(*First);
 }
 
-std::optional<LaunchGroup> findLaunchGroup(ASTUnit &Host, const RejectedCode &Rejected,
-                                           const Config &C, const FusionSpec &F,
+std::optional<LaunchGroup> findLaunchGroup(const ProgramModel &Model, const Config &C,
+                                           const FusionSpec &F,
                                            const std::vector<FusionMember> &Members,
-                                           const std::vector<KernelUses> &Uses, Reporter &Diags) {
-  return GroupFinder(Host, Rejected, C, F, Members, Uses, Diags).run();
+                                           Reporter &Diags) {
+  return GroupFinder(Model, C, F, Members, Diags).run();
 }
 
 std::vector<size_t> disjointGroups(const std::vector<LaunchGroup> &Groups, const std::string &Why,

@@ -17,6 +17,7 @@
 #include "kfuse/Analysis/KernelAnalyzer.h"
 #include "kfuse/Analysis/KernelLaunches.h"
 #include "kfuse/Analysis/LaunchArguments.h"
+#include "kfuse/Analysis/ProgramModel.h"
 #include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/SuggestionPrinter.h"
@@ -40,15 +41,6 @@ namespace kfuse {
 namespace {
 
 using namespace clang;
-
-/// A launch and the parses it was found in.
-struct FoundLaunch {
-  KernelLaunch Launch;
-  ASTUnit *Host = nullptr;
-  ASTUnit *Device = nullptr; ///< Defines the kernel; null when none does.
-  const FunctionDecl *DeviceKernel = nullptr;
-  std::string DeviceFile;
-};
 
 /// "blas::axpy<float>" -> "axpy": a name the config can use.
 std::string idOf(const std::string &Kernel) {
@@ -95,8 +87,8 @@ public:
       attachProfile(S, *Profile, Calibration ? &*Calibration : nullptr, Parser);
     checkReadiness(S, Parser);
     Diags.report(diag::ID::SuggestWork)
-        << std::to_string(Related) << std::to_string(Found.size()) << std::to_string(FusedToCheck)
-        << std::to_string(Candidates);
+        << std::to_string(Model->graph().Related) << std::to_string(Model->launches().size())
+        << std::to_string(FusedToCheck) << std::to_string(Candidates);
     rankCandidates(S);
 
     std::string Table, Markdown;
@@ -160,25 +152,13 @@ private:
   const ParseSettings &Settings;
   const SuggestRequest &Request;
   Reporter &Diags;
-  std::vector<FoundLaunch> Found;
-  std::vector<std::optional<KernelUses>> Uses;
-  std::vector<std::pair<LaunchPair, const SourceManager *>> Pairs;
-  std::vector<std::vector<size_t>> Groups;
-  std::vector<std::pair<LaunchChain, const SourceManager *>> Chains;
+  /// The program's files, launches and their dependences.
+  std::optional<ProgramModel> Model;
   // The work done, for kfuse-suggest-work: pairs of launches related,
   // candidates checked and how many of them were fused to check them.
-  size_t Related = 0, Candidates = 0, FusedToCheck = 0;
+  size_t Candidates = 0, FusedToCheck = 0;
   /// What the candidates' pipelines find of each file, found once.
   std::shared_ptr<FileFacts> Facts = std::make_shared<FileFacts>();
-  /// The kernels of each file the launches are looked up in, walked once.
-  std::map<const ASTUnit *, std::unique_ptr<KernelIndex>> Indexes;
-
-  const KernelIndex &indexOf(ASTUnit &Unit) {
-    std::unique_ptr<KernelIndex> &Index = Indexes[&Unit];
-    if (!Index)
-      Index = std::make_unique<KernelIndex>(Unit);
-    return *Index;
-  }
 
   std::string configPath() const {
     return Request.Output && *Request.Output != "-" ? *Request.Output
@@ -213,111 +193,18 @@ private:
     return P;
   }
 
-  /// Parses each file on both sides; finds its launches and their kernels.
+  /// Parses each file on both sides; finds its launches, their kernels and
+  /// the dependences between them.
   bool findAll(SourceParser &Parser, const std::vector<std::string> &Files) {
-    std::vector<std::pair<std::string, ASTUnit *>> Devices;
-    std::vector<std::pair<ASTUnit *, size_t>> Hosts; ///< With the first launch of each.
     Progress Reading(llvm::errs(), "kfuse suggest", Files.size(),
                      Request.Quiet || Files.size() < 2);
-    for (const std::string &F : Files) {
-      Reading.step(Hosts.size(), F);
-      ASTUnit *Device = Parser.parse(F, CompileSide::Device);
-      ASTUnit *Host = Device ? Parser.parse(F, CompileSide::Host) : nullptr;
-      if (!Host)
-        return false;
-      Devices.push_back({absolutePath(F), Device});
-      Hosts.push_back({Host, Found.size()});
-      for (KernelLaunch &L : findLaunches(*Host, Parser.rejected(*Host)))
-        Found.push_back({std::move(L), Host, nullptr, nullptr, ""});
-    }
+    Model = ProgramModel::read(Parser, Files,
+                               [&](size_t I, const std::string &F) { Reading.step(I, F); });
+    if (!Model)
+      return false;
     Reading.finish("read " + std::to_string(Files.size()) + " files, " +
-                   std::to_string(Found.size()) + " launches");
-    std::map<const FunctionDecl *, KernelUses> Cache;
-    // One lookup per kernel a file launches, not per launch: each looks
-    // through the units.
-    std::map<std::pair<const FunctionDecl *, size_t>, FoundLaunch> Resolved;
-    for (size_t H = 0; H < Hosts.size(); ++H) {
-      size_t End = H + 1 < Hosts.size() ? Hosts[H + 1].second : Found.size();
-      for (size_t I = Hosts[H].second; I < End; ++I) {
-        FoundLaunch &F = Found[I];
-        auto [It, New] = Resolved.try_emplace({F.Launch.Kernel, H});
-        if (New) {
-          resolve(F, Devices, H);
-          It->second.Device = F.Device;
-          It->second.DeviceKernel = F.DeviceKernel;
-          It->second.DeviceFile = F.DeviceFile;
-        }
-        F.Device = It->second.Device;
-        F.DeviceKernel = It->second.DeviceKernel;
-        F.DeviceFile = It->second.DeviceFile;
-      }
-    }
-    for (FoundLaunch &F : Found) {
-      if (!F.DeviceKernel) {
-        Uses.push_back(std::nullopt);
-        continue;
-      }
-      auto It = Cache.find(F.DeviceKernel);
-      if (It == Cache.end())
-        It = Cache
-                 .emplace(F.DeviceKernel,
-                          kernelUses(*F.Device, *F.DeviceKernel, Parser.rejected(*F.Device)))
-                 .first;
-      Uses.push_back(It->second);
-    }
-    for (size_t H = 0; H < Hosts.size(); ++H) {
-      size_t Begin = Hosts[H].second;
-      size_t End = H + 1 < Hosts.size() ? Hosts[H + 1].second : Found.size();
-      std::vector<KernelLaunch> Launches;
-      std::vector<std::optional<KernelUses>> Of;
-      for (size_t I = Begin; I < End; ++I) {
-        Launches.push_back(Found[I].Launch);
-        Of.push_back(Uses[I]);
-      }
-      LaunchRelations R = relateLaunches(*Hosts[H].first, Launches, Of);
-      Related += R.Related;
-      for (LaunchPair &P : R.Pairs) {
-        P.First += Begin;
-        P.Second += Begin;
-        Pairs.push_back({P, &Hosts[H].first->getSourceManager()});
-      }
-      for (std::vector<size_t> &G : R.Groups) {
-        for (size_t &I : G)
-          I += Begin;
-        Groups.push_back(G);
-      }
-      for (LaunchChain &C : R.Chains) {
-        for (size_t &I : C.Launches)
-          I += Begin;
-        for (ChainFlow &F : C.Flows) {
-          F.From += Begin;
-          F.To += Begin;
-        }
-        for (auto &Group : C.Same)
-          for (auto &[Launch, Arg] : Group)
-            Launch += Begin;
-        Chains.push_back({std::move(C), &Hosts[H].first->getSourceManager()});
-      }
-    }
+                   std::to_string(Model->launches().size()) + " launches");
     return true;
-  }
-
-  /// The definition the launch's call resolves to: in the launching file
-  /// first; in another file only for a kernel other files can see.
-  void resolve(FoundLaunch &F, const std::vector<std::pair<std::string, ASTUnit *>> &Devices,
-               size_t Own) {
-    if (!F.Launch.Kernel)
-      return;
-    for (size_t Pass = 0; Pass < 2 && !F.DeviceKernel; ++Pass)
-      for (size_t D = 0; D < Devices.size() && !F.DeviceKernel; ++D) {
-        if ((Pass == 0) != (D == Own) || (Pass == 1 && !F.Launch.Kernel->isExternallyVisible()))
-          continue;
-        if (const FunctionDecl *K = indexOf(*Devices[D].second).same(*F.Launch.Kernel)) {
-          F.Device = Devices[D].second;
-          F.DeviceKernel = K;
-          F.DeviceFile = Devices[D].first;
-        }
-      }
   }
 
   /// "../src/app.cu:118:3": where the config finds the launch again.
@@ -329,13 +216,12 @@ private:
            std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn());
   }
 
-  SuggestedArg argument(const FoundLaunch &F, size_t I) const {
+  SuggestedArg argument(const ProgramLaunch &F, size_t I) const {
     const LaunchedValue &V = F.Launch.Args[I];
     SuggestedArg A;
     A.Text = V.Text;
-    const ParmVarDecl *P = F.DeviceKernel && I < F.DeviceKernel->getNumParams()
-                               ? F.DeviceKernel->getParamDecl(I)
-                               : nullptr;
+    const ParmVarDecl *P =
+        F.Kernel && I < F.Kernel->getNumParams() ? F.Kernel->getParamDecl(I) : nullptr;
     A.Param = P ? P->getNameAsString() : "argument " + std::to_string(I + 1);
     QualType T = P ? P->getType() : QualType();
     A.Buffer = P ? T->isPointerType() : V.IsPointer;
@@ -351,7 +237,7 @@ private:
         P ? elementTypeOf(P->getASTContext().getBaseElementType(T->getPointeeType()))
           : std::nullopt;
     A.Type = Element.value_or(ElementType::U8);
-    const std::optional<KernelUses> &Of = Uses[&F - Found.data()];
+    const std::optional<KernelUses> &Of = F.Uses;
     A.Written = Of && I < Of->Params.size() && writes(Of->Params[I]);
     if (V.AllocatedBytes && !V.Offset)
       A.Count = *V.AllocatedBytes / elementBytes(A.Type);
@@ -362,19 +248,20 @@ private:
   Suggestions describe() {
     Suggestions S;
     std::map<std::string, unsigned> Ids;
-    for (const FoundLaunch &F : Found) {
+    for (const ProgramLaunch &F : Model->launches()) {
       const KernelLaunch &L = F.Launch;
-      const SourceManager &SM = F.Host->getSourceManager();
+      const SourceManager &SM = Model->files()[F.File].host().getSourceManager();
       SuggestedLaunch Out;
       Out.Kernel = L.Kernel ? L.KernelName : "(through a pointer)";
       std::string Id = idOf(Out.Kernel);
       // One of several overloads: the config names it with its parameter types.
-      if (F.DeviceKernel && indexOf(*F.Device).countNamed(L.KernelName) > 1)
-        Out.Kernel = overloadName(*F.DeviceKernel);
+      if (F.KernelFile && Model->files()[*F.KernelFile].kernels().countNamed(L.KernelName) > 1)
+        Out.Kernel = overloadName(*F.Kernel);
       unsigned N = ++Ids[Id];
       Out.Id = N == 1 ? Id : Id + "_" + std::to_string(N);
-      if (F.DeviceKernel)
-        Out.File = relativePath(F.DeviceFile, directoryOf(configPath()));
+      if (F.KernelFile)
+        Out.File = relativePath(absolutePath(Model->files()[*F.KernelFile].path()),
+                                directoryOf(configPath()));
       Out.Where = launchLocation(SM, L.Loc);
       Out.Site = siteOf(SM, L.Loc);
       Out.Syntax = spelling(L.Syntax);
@@ -394,13 +281,15 @@ private:
         Out.Args.push_back(argument(F, I));
       S.Launches.push_back(std::move(Out));
     }
-    for (const auto &[P, SM] : Pairs)
-      S.Candidates.push_back(candidate(S, {P.First, P.Second}, &P, *SM));
-    for (const std::vector<size_t> &G : Groups)
-      S.Candidates.push_back(candidate(S, G, nullptr, Found[G.front()].Host->getSourceManager()));
-    for (const auto &[Chain, SM] : Chains) {
-      Candidate C = candidate(S, Chain.Launches, nullptr, *SM);
-      chain(C, S, Chain, *SM);
+    const LaunchRelations &Graph = Model->graph();
+    for (const LaunchPair &P : Graph.Pairs)
+      S.Candidates.push_back(candidate(S, {P.First, P.Second}, &P, Model->sourcesOf(P.First)));
+    for (const std::vector<size_t> &G : Graph.Groups)
+      S.Candidates.push_back(candidate(S, G, nullptr, Model->sourcesOf(G.front())));
+    for (const LaunchChain &Chain : Graph.Chains) {
+      const SourceManager &SM = Model->sourcesOf(Chain.Launches.front());
+      Candidate C = candidate(S, Chain.Launches, nullptr, SM);
+      chain(C, S, Chain, SM);
       S.Candidates.push_back(std::move(C));
     }
     return S;
@@ -518,7 +407,7 @@ private:
           Of.push_back(demandOf(*S.Launches[I].Profile));
           auto [It, New] = Coarsen.try_emplace(I, 1);
           if (New)
-            It->second = estimatedCoarsening(coarsenable(S.Launches[I], Found[I], Parser));
+            It->second = estimatedCoarsening(coarsenable(S.Launches[I], Model->launch(I), Parser));
           Of.back().Coarsen = It->second;
         }
       // The model is of kernels side by side; a chain is not estimated.
@@ -538,15 +427,15 @@ private:
   /// Whether kfuse tune would coarsen launch \p L's kernel on the config
   /// suggest writes, which launches it with its block and never says
   /// any_grid.
-  static bool coarsenable(const SuggestedLaunch &L, const FoundLaunch &F, SourceParser &Parser) {
-    if (!F.DeviceKernel || !F.DeviceKernel->doesThisDeclarationHaveABody() || !L.Block)
+  static bool coarsenable(const SuggestedLaunch &L, const ProgramLaunch &F, SourceParser &Parser) {
+    if (!F.Kernel || !F.Kernel->doesThisDeclarationHaveABody() || !L.Block)
       return false;
     std::array<unsigned, 3> Block;
     for (size_t D = 0; D < 3; ++D)
       Block[D] = static_cast<unsigned>((*L.Block)[D]);
-    KernelModel Model = analyzeKernel(*F.Device, *F.DeviceKernel, Parser.rejected(*F.Device));
-    return kfuse::coarsenable(
-        findElementwise(Model, analyzeAccesses(*F.DeviceKernel, Block), Block), false);
+    KernelModel Kernel = analyzeKernel(*F.Device, *F.Kernel, Parser.rejected(*F.Device));
+    return kfuse::coarsenable(findElementwise(Kernel, analyzeAccesses(*F.Kernel, Block), Block),
+                              false);
   }
 
   /// kfuse check on each candidate that could run side by side: the

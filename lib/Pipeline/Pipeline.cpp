@@ -4,6 +4,7 @@
 
 #include "kfuse/Analysis/KernelLaunches.h"
 #include "kfuse/Analysis/LaunchRewrites.h"
+#include "kfuse/Analysis/ProgramModel.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Pipeline/FusionPipeline.h"
 #include "kfuse/Pipeline/Inputs.h"
@@ -104,24 +105,37 @@ rewriteHostCode(FusionPipeline &Pipeline,
                 SourceParser &Parser, const HostRewriteTarget &Target, const std::string &Why,
                 Reporter &Diags) {
   const Config &C = Pipeline.config();
-  std::vector<LaunchGroup> Groups;
-  std::vector<const FusedKernel *> Kernels;
+  // Each host file's launches, their kernels resolved to every fusion's
+  // members there, and their dependences: one model per file.
+  struct HostOf {
+    size_t Fusion;
+    const FusedKernel *Kernel;
+    clang::ASTUnit *Unit;
+  };
+  std::vector<HostOf> Hosts;
+  std::map<clang::ASTUnit *, std::vector<std::pair<clang::ASTUnit *, const clang::FunctionDecl *>>>
+      KernelsOf;
   for (const auto &[Index, Kernel] : Fused) {
-    const FusionSpec &F = Pipeline.fusion(Index);
-    std::optional<std::string> Host = hostFileOf(C, F, !Target.CopyDir.empty(), Diags);
+    std::optional<std::string> Host =
+        hostFileOf(C, Pipeline.fusion(Index), !Target.CopyDir.empty(), Diags);
     clang::ASTUnit *Unit = Host ? Parser.parse(*Host, CompileSide::Host) : nullptr;
     if (!Unit)
       continue;
-    const std::vector<FusionMember> &Members = Pipeline.members(Index);
-    std::vector<KernelUses> Uses;
-    for (const FusionMember &M : Members)
-      Uses.push_back(kernelUses(*M.Unit, *M.Model.Decl, Parser.rejected(*M.Unit)));
-    if (std::optional<LaunchGroup> G =
-            findLaunchGroup(*Unit, Parser.rejected(*Unit), C, F, Members, Uses, Diags)) {
-      Groups.push_back(std::move(*G));
-      Kernels.push_back(Kernel);
-    }
+    Hosts.push_back({Index, Kernel, Unit});
+    for (const FusionMember &M : Pipeline.members(Index))
+      KernelsOf[Unit].push_back({M.Unit, M.Model.Decl});
   }
+  std::map<clang::ASTUnit *, ProgramModel> Models;
+  for (auto &[Unit, Kernels] : KernelsOf)
+    Models.emplace(Unit, ProgramModel::ofHostFile(Parser, *Unit, Kernels));
+  std::vector<LaunchGroup> Groups;
+  std::vector<const FusedKernel *> Kernels;
+  for (const HostOf &H : Hosts)
+    if (std::optional<LaunchGroup> G = findLaunchGroup(
+            Models.at(H.Unit), C, Pipeline.fusion(H.Fusion), Pipeline.members(H.Fusion), Diags)) {
+      Groups.push_back(std::move(*G));
+      Kernels.push_back(H.Kernel);
+    }
   std::vector<LaunchGroup> Taken;
   std::vector<const FusedKernel *> TakenKernels;
   for (size_t I : disjointGroups(Groups, Why, Diags)) {

@@ -14,6 +14,7 @@
 
 #include "kfuse/Analysis/FusionLegality.h"
 #include "kfuse/Analysis/KernelLaunches.h"
+#include "kfuse/Analysis/ProgramModel.h"
 
 #include <optional>
 #include <string>
@@ -41,15 +42,14 @@ struct LaunchGroup {
 std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, bool Copies,
                                       Reporter &Diags);
 
-/// Finds in \p Host (the host-side parse of a file; \p Rejected holds its
-/// bodies Clang rejects) the launches of \p Members, the kernels of
-/// horizontal fusion \p F, which one launcher call can replace. \p Uses
-/// says how each member's kernel uses its arguments. Reports every reason
+/// Finds among the launches of \p Model (one host file's, their kernels
+/// resolved to the fusions' members) those of \p Members, the kernels of
+/// fusion \p F, which one launcher call can replace. Reports every reason
 /// it cannot, at the launch or at the config (\p C), and returns nothing.
-std::optional<LaunchGroup> findLaunchGroup(clang::ASTUnit &Host, const RejectedCode &Rejected,
-                                           const Config &C, const FusionSpec &F,
+std::optional<LaunchGroup> findLaunchGroup(const ProgramModel &Model, const Config &C,
+                                           const FusionSpec &F,
                                            const std::vector<FusionMember> &Members,
-                                           const std::vector<KernelUses> &Uses, Reporter &Diags);
+                                           Reporter &Diags);
 
 /// Of \p Groups, in the order of preference, the ones the rewrite takes
 /// (their indices): each group whose launches an earlier group took stays
