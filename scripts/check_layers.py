@@ -9,6 +9,10 @@ own stage and of earlier ones; a library of a stage may link libraries of
 those stages only (lib/CMakeLists.txt). Prints each back-edge as
 file:line: error: ... and exits 1 when there is one.
 
+Analysis has two sides: Analysis/Kernel/ reads kernels, Analysis/Host/ the
+host code that launches them, and asks the kernel side what each kernel
+uses; the kernel side never includes the host side.
+
 usage: check_layers.py [SOURCE_ROOT]
 """
 import pathlib
@@ -22,7 +26,9 @@ LIBRARY_STAGE = {"kfuseInputFiles": "Diagnostics",
                  "kfuseIndexExpr": "Analysis",
                  "kfuseThreadShares": "Analysis",
                  "kfuseVerticalPlan": "Plan"}
-INCLUDE = re.compile(r'^\s*#\s*include\s+"kfuse/([A-Za-z]+)/')
+INCLUDE = re.compile(r'^\s*#\s*include\s+"kfuse/([A-Za-z]+)/(?:([A-Za-z]+)/)?')
+# Within a stage, sides in order: a side includes only its own and earlier.
+SIDES = {"Analysis": ["Kernel", "Host"]}
 LINK = re.compile(r"target_link_libraries\(\s*(kfuse[A-Za-z]+)([^)]*)\)", re.S)
 
 
@@ -45,7 +51,20 @@ def include_problems(root):
                 if m and m.group(1) in STAGES and STAGES.index(m.group(1)) > STAGES.index(stage):
                     problems.append(f"{path}:{number}: error: {stage} includes "
                                     f"kfuse/{m.group(1)}/, a later stage")
+                elif m and m.group(1) == stage and stage in SIDES:
+                    problems += side_problems(path, number, stage, path.relative_to(top).parts[1:],
+                                              m.group(2))
     return problems
+
+
+def side_problems(path, number, stage, parts, included):
+    """A side of \p stage that includes a later side's header."""
+    sides = SIDES[stage]
+    own = parts[0] if len(parts) > 1 and parts[0] in sides else None
+    if own is None or included not in sides or sides.index(included) <= sides.index(own):
+        return []
+    return [f"{path}:{number}: error: {stage}/{own} includes kfuse/{stage}/{included}/, "
+            f"a later side"]
 
 
 def link_problems(root):

@@ -9,11 +9,11 @@
 
 #include "Support.h"
 
-#include "kfuse/Analysis/DeviceVariables.h"
-#include "kfuse/Analysis/Elementwise.h"
-#include "kfuse/Analysis/KernelAnalyzer.h"
+#include "kfuse/Analysis/Kernel/DeviceVariables.h"
+#include "kfuse/Analysis/Kernel/Elementwise.h"
+#include "kfuse/Analysis/Kernel/KernelAnalyzer.h"
+#include "kfuse/Analysis/Kernel/MemoryAccess.h"
 #include "kfuse/Analysis/Legality.h"
-#include "kfuse/Analysis/MemoryAccess.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Transforms/HorizontalFuser.h"

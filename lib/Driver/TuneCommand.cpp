@@ -13,9 +13,9 @@
 #include "Support.h"
 #include "kfuse/Pipeline/FusionPipeline.h"
 
-#include "kfuse/Analysis/Elementwise.h"
-#include "kfuse/Analysis/KernelAnalyzer.h"
-#include "kfuse/Analysis/LaunchArguments.h"
+#include "kfuse/Analysis/Kernel/Elementwise.h"
+#include "kfuse/Analysis/Kernel/KernelAnalyzer.h"
+#include "kfuse/Analysis/Kernel/LaunchArguments.h"
 #include "kfuse/Diagnostics/InputFiles.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Emission/FusedFilePrinter.h"

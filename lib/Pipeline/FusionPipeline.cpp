@@ -2,7 +2,7 @@
 
 #include "kfuse/Pipeline/FusionPipeline.h"
 
-#include "kfuse/Analysis/Elementwise.h"
+#include "kfuse/Analysis/Kernel/Elementwise.h"
 #include "kfuse/Analysis/Legality.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"

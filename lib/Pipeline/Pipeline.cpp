@@ -2,9 +2,9 @@
 
 #include "kfuse/Pipeline/Pipeline.h"
 
-#include "kfuse/Analysis/KernelLaunches.h"
-#include "kfuse/Analysis/LaunchRewrites.h"
-#include "kfuse/Analysis/ProgramModel.h"
+#include "kfuse/Analysis/Host/KernelLaunches.h"
+#include "kfuse/Analysis/Host/LaunchRewrites.h"
+#include "kfuse/Analysis/Host/ProgramModel.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Pipeline/FusionPipeline.h"
 #include "kfuse/Pipeline/Inputs.h"

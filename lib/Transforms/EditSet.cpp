@@ -2,7 +2,7 @@
 
 #include "kfuse/Transforms/EditSet.h"
 
-#include "kfuse/Analysis/MacroBodies.h"
+#include "kfuse/Analysis/Kernel/MacroBodies.h"
 #include "kfuse/Diagnostics/Reporter.h"
 
 #include "clang/Lex/Lexer.h"

@@ -2,9 +2,9 @@
 
 #include "kfuse/Transforms/HorizontalFuser.h"
 
-#include "kfuse/Analysis/ParamTypes.h"
+#include "kfuse/Analysis/Kernel/ParamTypes.h"
 
-#include "kfuse/Analysis/Mutations.h"
+#include "kfuse/Analysis/Kernel/Mutations.h"
 #include "kfuse/Transforms/KernelRewrites.h"
 
 #include "clang/AST/DeclCXX.h"

@@ -1,7 +1,7 @@
 // Index expressions keep one normal form, so two kernels' indices compare
 // equal exactly when they are the same polynomial; facts prove the bounds
 // the vertical legality proof needs and nothing more.
-#include "kfuse/Analysis/IndexExpr.h"
+#include "kfuse/Analysis/Kernel/IndexExpr.h"
 
 #include <gtest/gtest.h>
 

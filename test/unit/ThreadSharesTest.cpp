@@ -1,6 +1,6 @@
 // Unit tests of each kernel's share of a fused block: the even split, and
 // what refuses a share (the thread-shares check of the legality registry).
-#include "kfuse/Analysis/ThreadShares.h"
+#include "kfuse/Analysis/Kernel/ThreadShares.h"
 
 #include <gtest/gtest.h>
 

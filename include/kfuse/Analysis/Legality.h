@@ -12,8 +12,8 @@
 #ifndef KFUSE_ANALYSIS_LEGALITY_H
 #define KFUSE_ANALYSIS_LEGALITY_H
 
-#include "kfuse/Analysis/FusionLegality.h"
-#include "kfuse/Analysis/ThreadShares.h"
+#include "kfuse/Analysis/Kernel/FusionLegality.h"
+#include "kfuse/Analysis/Kernel/ThreadShares.h"
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 
 #include "llvm/ADT/ArrayRef.h"

@@ -9,7 +9,7 @@
 #ifndef KFUSE_PIPELINE_FUSIONPIPELINE_H
 #define KFUSE_PIPELINE_FUSIONPIPELINE_H
 
-#include "kfuse/Analysis/FusionLegality.h"
+#include "kfuse/Analysis/Kernel/FusionLegality.h"
 #include "kfuse/Config/Config.h"
 #include "kfuse/Frontend/SourceParser.h"
 #include "kfuse/Plan/FusedLayout.h"

@@ -8,7 +8,7 @@
 #ifndef KFUSE_PLAN_PARTITIONPLAN_H
 #define KFUSE_PLAN_PARTITIONPLAN_H
 
-#include "kfuse/Analysis/ThreadShares.h"
+#include "kfuse/Analysis/Kernel/ThreadShares.h"
 #include "kfuse/Config/Config.h"
 #include "kfuse/Diagnostics/DiagnosticIds.h"
 

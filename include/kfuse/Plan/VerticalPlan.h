@@ -9,7 +9,7 @@
 #ifndef KFUSE_PLAN_VERTICALPLAN_H
 #define KFUSE_PLAN_VERTICALPLAN_H
 
-#include "kfuse/Analysis/FlowLegality.h"
+#include "kfuse/Analysis/Kernel/FlowLegality.h"
 
 #include <array>
 #include <map>

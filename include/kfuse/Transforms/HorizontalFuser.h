@@ -8,8 +8,8 @@
 #ifndef KFUSE_TRANSFORMS_HORIZONTALFUSER_H
 #define KFUSE_TRANSFORMS_HORIZONTALFUSER_H
 
-#include "kfuse/Analysis/Elementwise.h"
-#include "kfuse/Analysis/FusionLegality.h"
+#include "kfuse/Analysis/Kernel/Elementwise.h"
+#include "kfuse/Analysis/Kernel/FusionLegality.h"
 #include "kfuse/Plan/PartitionPlan.h"
 #include "kfuse/Plan/VerticalPlan.h"
 #include "kfuse/Transforms/FusedFile.h"

@@ -12,10 +12,10 @@
 #ifndef KFUSE_TRANSFORMS_KERNELREWRITES_H
 #define KFUSE_TRANSFORMS_KERNELREWRITES_H
 
-#include "kfuse/Analysis/Elementwise.h"
-#include "kfuse/Analysis/FileSymbols.h"
-#include "kfuse/Analysis/KernelAnalyzer.h"
-#include "kfuse/Analysis/KernelModel.h"
+#include "kfuse/Analysis/Kernel/Elementwise.h"
+#include "kfuse/Analysis/Kernel/FileSymbols.h"
+#include "kfuse/Analysis/Kernel/KernelAnalyzer.h"
+#include "kfuse/Analysis/Kernel/KernelModel.h"
 #include "kfuse/Transforms/EditSet.h"
 #include "kfuse/Transforms/FusedFile.h"
 

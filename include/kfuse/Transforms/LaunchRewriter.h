@@ -12,7 +12,7 @@
 #ifndef KFUSE_TRANSFORMS_LAUNCHREWRITER_H
 #define KFUSE_TRANSFORMS_LAUNCHREWRITER_H
 
-#include "kfuse/Analysis/LaunchRewrites.h"
+#include "kfuse/Analysis/Host/LaunchRewrites.h"
 #include "kfuse/Transforms/FusedFile.h"
 
 #include <string>

@@ -17,8 +17,8 @@
 #ifndef KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
 #define KFUSE_TRANSFORMS_PREAMBLEEXTRACTOR_H
 
-#include "kfuse/Analysis/DeviceVariables.h"
-#include "kfuse/Analysis/FileSymbols.h"
+#include "kfuse/Analysis/Kernel/DeviceVariables.h"
+#include "kfuse/Analysis/Kernel/FileSymbols.h"
 
 #include "clang/Frontend/ASTUnit.h"
 
