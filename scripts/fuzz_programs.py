@@ -465,9 +465,12 @@ HELPER_STEPS = {
     "independent": (False, "a", "cur, nxt, other", True, False),
     "independent_promise": (False, "a", "cur, nxt, other", True, True),
     "independent_noswap": (False, "a", "cur, nxt, other", False, True),
+    # No promise: every call passes buffers main allocates, held apart.
+    "independent_apart": (False, "a", "cur, nxt, other", False, False),
     "dependent": (True, "b", "cur, nxt, other", True, False),
     "caller_alias": (True, "a", "cur, cur, other", False, False),
     "caller_alias_out": (True, "a", "cur, nxt, cur", False, False),
+    "caller_offset": (True, "a", "cur, cur + 0, other", False, False),
     "loop_direct": (False, "cur", None, True, False),
     "loop_direct_dependent": (True, "nxt", None, True, False),
 }

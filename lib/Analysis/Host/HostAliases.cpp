@@ -297,7 +297,7 @@ BufferRoots HostAliases::rootsOf(const Expr *E, const std::string &Target, unsig
       R.Why = Other.Why;
     }
     R.Names.insert(Other.Names.begin(), Other.Names.end());
-    R.Received |= Other.Received;
+    R.Received.insert(Other.Received.begin(), Other.Received.end());
     return R;
   }
   if (const auto *U = dyn_cast<UnaryOperator>(S); U && U->getOpcode() == UO_AddrOf) {
@@ -399,7 +399,8 @@ BufferRoots HostAliases::rootsOfPath(const std::string &Path, const Expr *Named)
       !V || isa<ParmVarDecl>(V) || V->hasGlobalStorage() || V->getType()->isReferenceType();
   if (Outside || F->Allocated.count(Path) || Sources == F->Assigned.end())
     R.Names.insert(Path);
-  R.Received = Outside;
+  if (Outside)
+    R.Received.insert(Path);
   if (Sources != F->Assigned.end()) {
     for (const Expr *Source : Sources->second) {
       BufferRoots From = rootsOf(Source, Path, 1);
@@ -408,7 +409,7 @@ BufferRoots HostAliases::rootsOfPath(const std::string &Path, const Expr *Named)
         R.Why = From.Why;
       }
       R.Names.insert(From.Names.begin(), From.Names.end());
-      R.Received |= From.Received;
+      R.Received.insert(From.Received.begin(), From.Received.end());
     }
   }
   Busy.erase(Path);

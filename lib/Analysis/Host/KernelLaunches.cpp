@@ -144,6 +144,7 @@ private:
   ParentMap Parents;
   std::set<const VarDecl *> Written;
   mutable HostAliases Aliases;
+  mutable std::optional<bool> KeptApart; ///< callersKeepApart(), once found.
   const Expr *StreamExpr = nullptr;
 
   std::string text(const Expr *E) const {
@@ -164,7 +165,7 @@ private:
   }
 
   std::optional<int64_t> evalInt(const Expr *E, unsigned Depth = 0) const {
-    if (unreadable(E) || Depth > 8)
+    if (unreadable(E) || Depth > 16)
       return std::nullopt;
     Expr::EvalResult R;
     if (E->getType()->isIntegralOrEnumerationType() && E->EvaluateAsInt(R, Ctx))
@@ -182,6 +183,14 @@ private:
     if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_Minus)
       if (auto V = evalInt(U->getSubExpr(), Depth + 1))
         return -*V;
+    // One extent of a dim3 (`block.x`) whose value kfuse reads.
+    if (const auto *M = dyn_cast<MemberExpr>(E);
+        M && !M->isArrow() && isDim3(M->getBase()->getType()))
+      if (auto V = evalDim3(M->getBase(), Depth + 1)) {
+        llvm::StringRef Name = M->getMemberDecl()->getName();
+        if (Name == "x" || Name == "y" || Name == "z")
+          return static_cast<int64_t>((*V)[Name[0] - 'x']);
+      }
     if (const auto *C = dyn_cast<ConditionalOperator>(E))
       if (auto Cond = evalInt(C->getCond(), Depth + 1))
         return evalInt(*Cond ? C->getTrueExpr() : C->getFalseExpr(), Depth + 1);
@@ -216,7 +225,7 @@ private:
   }
 
   std::optional<double> evalReal(const Expr *E, unsigned Depth = 0) const {
-    if (unreadable(E) || Depth > 8)
+    if (unreadable(E) || Depth > 16)
       return std::nullopt;
     llvm::APFloat F(0.0);
     if (E->EvaluateAsFloat(F, Ctx)) {
@@ -239,7 +248,7 @@ private:
   }
 
   std::optional<std::array<uint64_t, 3>> evalDim3(const Expr *E, unsigned Depth = 0) const {
-    if (unreadable(E) || Depth > 8)
+    if (unreadable(E) || Depth > 16)
       return std::nullopt;
     E = strip(E);
     if (unreadable(E))
@@ -270,15 +279,13 @@ private:
     return std::nullopt;
   }
 
-  /// The value every call of this function in its file gives parameter
-  /// \p P (which the function never changes), read in each caller as
-  /// \p Eval reads it there; nothing when a call gives another, none is
-  /// seen, or the function's address is taken. Calls from other files may
-  /// give others: a launch configuration read so is what the fused kernel
-  /// is built for, which its launcher checks at run time.
-  template <typename T, typename EvalFn>
-  std::optional<T> fromCallers(const ParmVarDecl &P, unsigned Depth, EvalFn Eval) const {
-    if (Depth > 4 || Caller.isMain())
+  /// Every call of this function, each with the function it is in; nothing
+  /// when kfuse may not see them all: the function is main or other files
+  /// can call it (with \p Local), is named other than as a call's callee
+  /// (its address taken), or is called outside a function kfuse reads here.
+  std::optional<std::vector<std::pair<const FunctionDecl *, const CallExpr *>>>
+  callsOf(bool Local) const {
+    if (Caller.isMain() || (Local && Caller.isExternallyVisible()))
       return std::nullopt;
     struct Calls : RecursiveASTVisitor<Calls> {
       const FunctionDecl *Callee;
@@ -295,33 +302,93 @@ private:
         return true;
       }
     };
-    std::optional<T> Result;
-    bool Any = false;
+    std::vector<std::pair<const FunctionDecl *, const CallExpr *>> Out;
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
       if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
         continue;
       Calls C;
       C.Callee = &Caller;
       C.TraverseDecl(D);
-      // Named other than as a call's callee (its address taken), or called
-      // outside a function kfuse reads here: calls it does not see.
       const auto *F = dyn_cast<FunctionDecl>(D);
       if (C.Named != C.Found.size() || (!C.Found.empty() && (!F || !F->hasBody())))
         return std::nullopt;
-      if (C.Found.empty())
-        continue;
+      for (const CallExpr *Call : C.Found)
+        Out.push_back({F, Call});
+    }
+    return Out;
+  }
+
+  /// The value every call of this function in its file gives parameter
+  /// \p P (which the function never changes), read in each caller as
+  /// \p Eval reads it there; nothing when a call gives another, none is
+  /// seen, or not every call is seen (callsOf). Calls from other files may
+  /// give others: a launch configuration read so is what the fused kernel
+  /// is built for, which its launcher checks at run time.
+  template <typename T, typename EvalFn>
+  std::optional<T> fromCallers(const ParmVarDecl &P, unsigned Depth, EvalFn Eval) const {
+    if (Depth > 4)
+      return std::nullopt;
+    auto Calls = callsOf(/*Local=*/false);
+    if (!Calls)
+      return std::nullopt;
+    std::optional<T> Result;
+    for (const auto &[F, Call] : *Calls) {
       LaunchReader Reader(Ctx, *F);
-      for (const CallExpr *Call : C.Found) {
-        unsigned I = P.getFunctionScopeIndex();
-        std::optional<T> V =
-            I < Call->getNumArgs() ? Eval(Reader, Call->getArg(I), Depth + 1) : std::nullopt;
-        if (!V || (Any && V != Result))
-          return std::nullopt;
-        Result = V;
-        Any = true;
-      }
+      unsigned I = P.getFunctionScopeIndex();
+      std::optional<T> V =
+          I < Call->getNumArgs() ? Eval(Reader, Call->getArg(I), Depth + 1) : std::nullopt;
+      if (!V || (Result && V != Result))
+        return std::nullopt;
+      Result = V;
     }
     return Result;
+  }
+
+  /// Whether every call of this function passes its pointer parameters
+  /// buffers its caller holds apart: each argument a buffer the caller
+  /// allocates (or takes the address of), no two of them sharing one. Then
+  /// pointers received through them point to different buffers with no
+  /// promise of the callers: it is what they do. Only for a function no
+  /// other file calls, with every call seen, and at least one.
+  bool callersKeepApart() const {
+    if (KeptApart)
+      return *KeptApart;
+    KeptApart = false;
+    auto Calls = callsOf(/*Local=*/true);
+    if (!Calls || Calls->empty())
+      return false;
+    for (const auto &[F, Call] : *Calls) {
+      HostAliases InCaller(Ctx, *F);
+      std::vector<BufferRoots> Args;
+      for (const ParmVarDecl *P : Caller.parameters()) {
+        if (!P->getType()->isPointerType())
+          continue;
+        unsigned I = P->getFunctionScopeIndex();
+        if (I >= Call->getNumArgs() || isa<CXXDefaultArgExpr>(Call->getArg(I)))
+          return false;
+        BufferRoots R = InCaller.rootsOf(Call->getArg(I));
+        if (R.Any || !R.Received.empty())
+          return false;
+        std::string Why;
+        for (const BufferRoots &Other : Args)
+          if (R.mayShare(Other, Why))
+            return false;
+        Args.push_back(std::move(R));
+      }
+    }
+    return *(KeptApart = true);
+  }
+
+  /// Whether each of \p Received (names of what this function receives)
+  /// is a pointer parameter its callers hold apart from the others.
+  bool keptApart(const std::set<std::string> &Received) const {
+    return llvm::all_of(Received,
+                        [&](const std::string &Name) {
+                          return llvm::any_of(Caller.parameters(), [&](const ParmVarDecl *P) {
+                            return P->getType()->isPointerType() && P->getName() == Name;
+                          });
+                        }) &&
+           callersKeepApart();
   }
 
   LaunchShape shape(const Expr *E) const { return {text(E), evalDim3(E)}; }
@@ -400,6 +467,20 @@ private:
     return F.Bytes;
   }
 
+  /// The bytes every caller allocates for the pointer parameter \p E names,
+  /// when each passes a buffer it allocates with one constant size.
+  std::optional<uint64_t> allocatedByCallers(const Expr *E) const {
+    const auto *P = dyn_cast_or_null<ParmVarDecl>(variableOf(strip(E)));
+    if (!P || Written.count(P))
+      return std::nullopt;
+    return fromCallers<uint64_t>(
+        *P, 0, [](const LaunchReader &R, const Expr *Arg, unsigned) -> std::optional<uint64_t> {
+          auto B = R.bufferOf(Arg);
+          std::string Text;
+          return B && !B->second ? R.allocatedBytes(B->first, Text) : std::nullopt;
+        });
+  }
+
   LaunchedValue value(const Expr *E) const {
     LaunchedValue V;
     V.Text = text(E);
@@ -418,12 +499,14 @@ private:
       V.Buffer = B->first;
       V.Offset = B->second;
       V.AllocatedBytes = allocatedBytes(V.Buffer, V.AllocatedText);
+      if (!V.AllocatedBytes && V.AllocatedText.empty() && !V.Offset)
+        V.AllocatedBytes = allocatedByCallers(E);
     }
     BufferRoots R = Aliases.rootsOf(E);
     V.Roots.assign(R.Names.begin(), R.Names.end());
     V.AnyBuffer = R.Any;
     V.Unfollowed = R.Why;
-    V.Received = R.Received;
+    V.Received = !R.Received.empty() && !keptApart(R.Received);
     return V;
   }
 
@@ -887,7 +970,8 @@ private:
       B.Roots.Names.insert(V.Roots.begin(), V.Roots.end());
       B.Roots.Any = V.AnyBuffer;
       B.Roots.Why = V.Unfollowed;
-      B.Roots.Received = V.Received;
+      if (V.Received)
+        B.Roots.Received.insert(B.Name);
       addUse(Out, std::move(B));
     }
     if (!Uses[I])
@@ -918,7 +1002,7 @@ private:
         if (B.Roots.Any && !U.Roots.Any)
           U.Roots.Why = B.Roots.Why;
         U.Roots.Any |= B.Roots.Any;
-        U.Roots.Received |= B.Roots.Received;
+        U.Roots.Received.insert(B.Roots.Received.begin(), B.Roots.Received.end());
         return;
       }
     Uses.push_back(std::move(B));
@@ -958,7 +1042,7 @@ private:
     bool Received = false;
     for (const auto *Side : {&First, &Second})
       for (const BufferUse &U : *Side)
-        Received |= U.Roots.Received;
+        Received |= !U.Roots.Received.empty();
     if ((P.independent() || P.chainable()) && Received && First.size() + Second.size() > 1)
       P.Assumptions.push_back({LaunchAssumption::DistinctBuffers, "", A.Loc});
     if (A.CallerRejected)

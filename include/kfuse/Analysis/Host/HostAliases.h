@@ -30,7 +30,9 @@ struct BufferRoots {
   std::set<std::string> Names; ///< Each by the variable or member that received it.
   bool Any = false;            ///< kfuse cannot follow it: it may be any buffer.
   std::string Why;             ///< Why, when Any.
-  bool Received = false;       ///< A name is something the function receives.
+  /// The names that are something the function receives (a parameter, a
+  /// global it never assigns): what they point to, its callers decide.
+  std::set<std::string> Received;
   /// Whether the two may share a buffer; \p Why says how.
   bool mayShare(const BufferRoots &O, std::string &Why) const;
 };

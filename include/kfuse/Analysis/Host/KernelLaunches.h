@@ -54,7 +54,8 @@ struct LaunchedValue {
   bool AnyBuffer = false;
   std::string Unfollowed; ///< Why, when AnyBuffer.
   /// A root is a pointer the function receives (a parameter, or a global
-  /// it never assigns): distinct from others only if its callers keep it so.
+  /// it never assigns): distinct from others only if its callers keep it
+  /// so, and kfuse did not see every caller pass buffers it holds apart.
   bool Received = false;
 };
 
