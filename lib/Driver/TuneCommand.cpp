@@ -27,7 +27,6 @@
 #include "kfuse/Tuning/VariantSpace.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/QualTypeNames.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
@@ -223,21 +222,12 @@ private:
     return Ok;
   }
 
-  /// A pointer to each parameter, as Clang prints it: `T *` pasted to a
-  /// pointer to rows (`const double (*)[8][4]`) would not parse.
-  std::vector<std::vector<std::string>>
-  paramPointerTypes(const std::vector<FusionMember> &Members) {
-    std::vector<std::vector<std::string>> Types;
-    for (const FusionMember &M : Members) {
-      clang::ASTContext &AST = M.Unit->getASTContext();
-      Types.emplace_back();
-      for (const clang::ParmVarDecl *P : M.Model.Params) {
-        clang::QualType T = clang::TypeName::getFullyQualifiedType(P->getType(), AST);
-        Types.back().push_back(
-            AST.getPointerType(T.getUnqualifiedType()).getAsString(AST.getPrintingPolicy()));
-      }
-    }
-    return Types;
+  /// How many parameters each member's kernel has.
+  static std::vector<size_t> paramCounts(const std::vector<FusionMember> &Members) {
+    std::vector<size_t> Counts;
+    for (const FusionMember &M : Members)
+      Counts.push_back(M.Model.Params.size());
+    return Counts;
   }
 
   /// The grid modes the fusion asks for, less those the kernels cannot run
@@ -404,7 +394,7 @@ private:
         continue; // Reported.
       if (F.Mode == FusionMode::Vertical && !chainArguments(Pipeline.config(), F, Members, TF))
         continue;
-      std::vector<std::vector<std::string>> Types = paramPointerTypes(Members);
+      std::vector<size_t> Counts = paramCounts(Members);
       std::vector<GridMode> Grids = gridsToTry(Pipeline.config(), F, Members);
       for (const FusedLayout &V : F.Mode == FusionMode::Vertical
                                       ? chainSpace(Shape, Grids)
@@ -431,7 +421,7 @@ private:
         File.Config = Request.ConfigPath;
         File.Preambles = Preambles;
         File.Kernels.push_back(std::move(*K));
-        Files[Source] = printVariantSource(File, Types);
+        Files[Source] = printVariantSource(File, Counts);
       }
       // A bounded variant is its twin's source compiled with the bound.
       for (TuneVariant &V : TF.Variants)

@@ -92,8 +92,7 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions) {
   return Text;
 }
 
-std::string printVariantSource(const FusedFile &File,
-                               const std::vector<std::vector<std::string>> &ParamPointerTypes) {
+std::string printVariantSource(const FusedFile &File, const std::vector<size_t> &ParamCounts) {
   std::string Text = "// The harness compiles this file with -DKFUSE_MIN_BLOCKS_PER_SM=N for the\n"
                      "// variant with the register bound.\n"
                      "#ifndef KFUSE_MIN_BLOCKS_PER_SM\n#define KFUSE_MIN_BLOCKS_PER_SM 1\n#endif\n";
@@ -110,9 +109,8 @@ std::string printVariantSource(const FusedFile &File,
   for (size_t S = 0; S < K.Sections.size(); ++S) {
     OS << (S ? ", " : "") << "launches[" << S << "]";
     for (const FusedParam &P : K.Sections[S].Params)
-      OS << ", *static_cast<" << ParamPointerTypes[S][P.Position] << ">(args[" << First + P.Position
-         << "])";
-    First += ParamPointerTypes[S].size();
+      OS << ", *static_cast<" << P.PointerType << ">(args[" << First + P.Position << "])";
+    First += ParamCounts[S];
   }
   OS << ", stream);\n}\n";
   return Text;

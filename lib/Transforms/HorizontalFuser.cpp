@@ -51,6 +51,13 @@ std::string NameAllocator::allocate(const std::string &Wanted) {
 
 namespace {
 
+/// A pointer to \p P's type, fully qualified (`T *` pasted to a pointer to
+/// rows, `const double (*)[8][4]`, would not parse).
+std::string pointerTo(const clang::ParmVarDecl &P, clang::ASTContext &AST) {
+  clang::QualType T = clang::TypeName::getFullyQualifiedType(P.getType(), AST);
+  return AST.getPointerType(T.getUnqualifiedType()).getAsString(AST.getPrintingPolicy());
+}
+
 /// The identifiers of \p Text, and those of the bodies of \p Macros that
 /// they expand to, transitively.
 std::set<std::string> identifiersIn(llvm::StringRef Text,
@@ -288,6 +295,7 @@ public:
       FusedParam Param{paramDeclaration(*Declared.Param, Name, Of, Diags), Name,
                        portableParam(*Declared.Param, Name, Of), ""};
       Param.Position = P->getFunctionScopeIndex();
+      Param.PointerType = pointerTo(*Declared.Param, Of.Unit->getASTContext());
       Param.HostDeclaration = spellsGridConstant(*P, *M.Unit)
                                   ? printedDeclaration(*P, Name, M.Unit->getASTContext())
                                   : Param.Declaration;

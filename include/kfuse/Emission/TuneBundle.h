@@ -66,11 +66,11 @@ std::string printTuneSpec(const std::vector<TuneFusion> &Fusions);
 
 /// A variant's source: the fused file, compiled with the bound the harness
 /// passes as KFUSE_MIN_BLOCKS_PER_SM, and the two entry points the harness
-/// loads. \p ParamPointerTypes are pointers to each original kernel's
-/// parameter types, in order: the harness passes every kernel's arguments,
-/// and the launcher takes those a vertical fusion does not drop.
-std::string printVariantSource(const FusedFile &File,
-                               const std::vector<std::vector<std::string>> &ParamPointerTypes);
+/// loads. \p ParamCounts are how many parameters each original kernel
+/// has, in order: the harness passes every kernel's arguments, and the
+/// launcher takes those a vertical fusion does not drop, each cast to the
+/// type the launcher declares it with (FusedParam::PointerType).
+std::string printVariantSource(const FusedFile &File, const std::vector<size_t> &ParamCounts);
 
 /// An input file with its kernels, and a getter for each kernel the
 /// harness launches natively.

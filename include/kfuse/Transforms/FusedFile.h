@@ -37,6 +37,10 @@ struct FusedParam {
   /// `__grid_constant__`, which only a kernel's parameter may carry.
   std::string HostDeclaration;
   unsigned Position = 0; ///< Its place among the kernel's parameters, from 0.
+  /// A pointer to the parameter's type as the launcher declares it (a
+  /// flow's merged parameter: its writer's), as Clang prints it: what tune's
+  /// harness casts the argument's storage to.
+  std::string PointerType;
 };
 
 /// A macro as a section's kernel had it, where another input's definition
