@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -227,22 +228,28 @@ def build_one(args, record):
 
 def run_one(args, record, built):
     """`make run` (the program's default arguments) in both copies, one at a
-    time so that neither shares the GPU."""
+    time so that neither shares the GPU, --runs times each, alternating."""
     work = os.path.join(args.out, "programs")
     result = {"program": record["program"]}
     outputs = {}
     for side in ("orig", "fused"):
         result[side] = dict(built[side])
-        if built[side]["build"] != "ok":
-            continue
-        start = time.time()
-        code, out, err = run(make_args(args, record, side) + ["run"],
-                             os.path.join(work, side, record["program"]), args.timeout)
-        t, line = first_time(out)
-        result[side].update({"exit": code, "wall_s": time.time() - start, "verdict": verdict(out),
-                             "time": t, "time_line": line, "output": out[-3000:],
-                             "stderr": err[-2000:]})
-        outputs[side] = out if code == 0 else None
+        result[side]["times"] = []
+    for _ in range(args.runs):
+        for side in ("orig", "fused"):
+            if built[side]["build"] != "ok" or result[side].get("exit") not in (None, 0):
+                continue
+            start = time.time()
+            code, out, err = run(make_args(args, record, side) + ["run"],
+                                 os.path.join(work, side, record["program"]), args.timeout)
+            t, line = first_time(out)
+            if side not in outputs:
+                result[side].update({"exit": code, "wall_s": time.time() - start,
+                                     "verdict": verdict(out), "time": t, "time_line": line,
+                                     "output": out[-3000:], "stderr": err[-2000:]})
+                outputs[side] = out if code == 0 else None
+            if code == 0 and t is not None:
+                result[side]["times"].append(t)
     if outputs.get("orig") is not None and outputs.get("fused") is not None:
         keep = lambda o: [l for l in o.splitlines() if not TIMING.search(l)]
         result["same_output"] = keep(outputs["orig"]) == keep(outputs["fused"])
@@ -261,8 +268,8 @@ def gpu(args):
         o, f = g["orig"], g["fused"]
         print("%-26s orig %-6s exit %-4s %-4s fused %-6s exit %-4s %-4s same=%s t=%s/%s" % (
             r["program"], o["build"], o.get("exit"), o.get("verdict", ""), f["build"],
-            f.get("exit"), f.get("verdict", ""), g.get("same_output"), f.get("time"),
-            o.get("time")), flush=True)
+            f.get("exit"), f.get("verdict", ""), g.get("same_output"), f.get("times"),
+            o.get("times")), flush=True)
     with open(os.path.join(args.out, "gpu.json"), "w") as f:
         json.dump(results, f, indent=1)
 
@@ -291,9 +298,9 @@ def report(args):
             "ok" if o.get("build") == f.get("build") == "ok" else
             "orig %s, fused %s" % (o.get("build"), f.get("build")))
         ratio = ""
-        if o.get("time") and f.get("time"):
-            t_o, t_f = first_time(o.get("output", ""))[0], first_time(f.get("output", ""))[0]
-            ratio = "%.3f" % (t_f / t_o) if t_o and t_f else ""
+        if o.get("times") and f.get("times"):
+            t_o, t_f = statistics.median(o["times"]), statistics.median(f["times"])
+            ratio = "%.3f (medians of %d runs)" % (t_f / t_o, min(len(o["times"]), len(f["times"])))
         if o.get("exit") not in (0, None) and o.get("exit") == f.get("exit"):
             ratio = "both exit %d: %s" % (o["exit"], "input data not in the checkout")
         notes = (["replace"] if r.get("replace") else []) + [
@@ -316,6 +323,7 @@ def main():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--timeout", type=int, default=120)
+    p.add_argument("--runs", type=int, default=3, help="gpu: runs of each copy, alternating")
     args = p.parse_args()
     if args.kfuse:
         args.kfuse = os.path.abspath(args.kfuse)
