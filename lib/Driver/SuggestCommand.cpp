@@ -66,6 +66,11 @@ public:
       return 1;
     }
     for (const std::string &F : Files)
+      if (llvm::is_contained({".yaml", ".yml"}, llvm::sys::path::extension(F))) {
+        Diags.report(diag::ID::SuggestGivenConfig) << F;
+        return 1;
+      }
+    for (const std::string &F : Files)
       if (auto [Id, Why] = unreadable(F); !Why.empty()) {
         Diags.report(Id) << F << Why;
         return 1;

@@ -20,6 +20,15 @@
 namespace kfuse {
 
 std::optional<Config> readConfigFile(const std::string &Path, Reporter &Diags) {
+  // A .cu given where a config goes would be read as YAML, and fail as
+  // that: name the mix-up instead, and the command that starts from it.
+  llvm::StringRef Extension = llvm::sys::path::extension(Path);
+  if (llvm::is_contained({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp"}, Extension)) {
+    llvm::SmallString<128> Config(llvm::sys::path::filename(Path));
+    llvm::sys::path::replace_extension(Config, ".yaml");
+    Diags.report(diag::ID::ConfigIsSource) << Path << Config.str().str();
+    return std::nullopt;
+  }
   InputText In = readInput(Path);
   if (!In.Buffer) {
     Diags.report(In.Id) << Path << In.Why;
