@@ -42,6 +42,7 @@ else:
     lit_config.note("no fault injector at %s: the tests that preload it are unsupported" %
                     config.faults)
 config.substitutions.append(("%faults", config.faults))
+config.substitutions.append(("%stand-in-driver", config.stand_in_driver))
 # Every emitted file is compiled for Hopper in the test that emits it, and
 # linked beside the objects of the original sources (position-independent,
 # into a shared library, so no main is needed) to catch symbols defined

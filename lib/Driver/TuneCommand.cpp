@@ -23,6 +23,7 @@
 #include "kfuse/Emission/TuningReports.h"
 #include "kfuse/Tuning/Evaluation.h"
 #include "kfuse/Tuning/Explanation.h"
+#include "kfuse/Tuning/GpuProbe.h"
 #include "kfuse/Tuning/Selection.h"
 #include "kfuse/Tuning/VariantSpace.h"
 
@@ -108,6 +109,11 @@ public:
         << " --results results.json\n";
     if (!Request.Run)
       return 0;
+    // Before the harness compiles: a machine with no GPU hears so now.
+    if (GpuProbe P = probeGpus(Request.CudaDriver.c_str()); P.Devices == 0) {
+      Diags.report(ID::TuneNoGpu) << P.Why << Bundle << Request.ConfigPath;
+      return 1;
+    }
     std::string Results = Bundle + "/results.json";
     int Status = runBundle(Bundle, Results);
     if (Status != 0) {

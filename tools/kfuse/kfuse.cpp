@@ -114,6 +114,11 @@ cl::opt<std::string> Gpus("gpus",
                           cl::desc("With --run: spread the fusions over these GPUs of one "
                                    "model, one harness per GPU ('0,1', 'all')"),
                           cl::value_desc("list"), cl::sub(Tune), cl::cat(Category));
+cl::opt<std::string> CudaDriver("cuda-driver",
+                                cl::desc("With --run: the CUDA driver library to ask for GPUs "
+                                         "before compiling (default: libcuda.so.1)"),
+                                cl::init("libcuda.so.1"), cl::value_desc("library"), cl::sub(Tune),
+                                cl::cat(Category));
 cl::list<std::string> ListFiles(cl::Positional, cl::desc("<file.cu>..."), cl::sub(List),
                                 cl::cat(Category));
 cl::opt<bool> ListChecks("checks",
@@ -292,6 +297,7 @@ int runCommand(int argc, const char **argv) {
     Request.ReportDir = Given(ReportDir);
     Request.Run = RunHere;
     Request.Gpus = Given(Gpus);
+    Request.CudaDriver = CudaDriver;
     if (Request.Gpus && !RunHere) {
       errs() << "kfuse tune: --gpus needs --run; without it, give --gpus to the bundle's run.sh\n";
       return 2;

@@ -76,6 +76,8 @@ struct TuneRequest {
   bool Run = false;                     ///< Run the bundle here, then choose.
   /// With Run: the GPUs to spread the fusions over ("0,1", "all").
   std::optional<std::string> Gpus;
+  /// With Run: the CUDA driver asked whether there is a GPU.
+  std::string CudaDriver = "libcuda.so.1";
 };
 
 /// Writes the tuning bundle for the requested fusions, or (with Results)
