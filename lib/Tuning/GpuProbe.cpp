@@ -24,10 +24,10 @@ GpuProbe probeGpus(const char *Driver) {
     P.Why = std::string("'") + Driver + "' is no CUDA driver: it lacks cuInit";
   } else if (int R = Init(0); R != 0) {
     // 100: no device; 34: the toolkit's stub library, not a driver.
-    P.Why = R == 100  ? "the CUDA driver sees no GPU"
-            : R == 34 ? "the CUDA driver found is the toolkit's stub, not an installed driver"
-                      : "the CUDA driver failed to start (cuInit returned " + std::to_string(R) +
-                            ")";
+    P.Why = R == 100 ? "the CUDA driver sees no GPU"
+            : R == 34
+                ? "the CUDA driver found is the toolkit's stub, not an installed driver"
+                : "the CUDA driver failed to start (cuInit returned " + std::to_string(R) + ")";
   } else if (Count(&P.Devices) != 0 || P.Devices == 0) {
     P.Devices = 0;
     P.Why = "the CUDA driver sees no GPU";
