@@ -303,8 +303,11 @@ private:
       }
     };
     std::vector<std::pair<const FunctionDecl *, const CallExpr *>> Out;
+    // Whatever comes after the function's first declaration may name it, in
+    // the main file or in a header included after it.
+    SourceLocation Declared = SM.getExpansionLoc(Caller.getCanonicalDecl()->getBeginLoc());
     for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(D->getEndLoc()), Declared))
         continue;
       Calls C;
       C.Callee = &Caller;
