@@ -624,7 +624,7 @@ private:
   std::optional<FusionSpec> readFusion(const YAML::Node &N, const Config &C) {
     checkKeys(N, "a fusion entry",
               {"name", "mode", "kernels", "partition", "threads", "grid", "tune", "flows", "same",
-               "distinct_buffers", "reductions", "blocks_per_iteration", "coarsen"});
+               "distinct_buffers", "alternative", "reductions", "blocks_per_iteration", "coarsen"});
     FusionSpec F;
     F.Position = positionOf(N);
     std::optional<std::string> Name = requiredIdentifier(N, "name", "a fusion entry");
@@ -646,6 +646,11 @@ private:
       std::optional<bool> B = boolean(Distinct, "distinct_buffers");
       Ok &= B.has_value();
       F.DistinctBuffers = B.value_or(false);
+    }
+    if (YAML::Node Alternative = N["alternative"]) {
+      std::optional<bool> B = boolean(Alternative, "alternative");
+      Ok &= B.has_value();
+      F.Alternative = B.value_or(false);
     }
     for (const char *Key : {"flows", "same"})
       if (N[Key] && F.Mode != FusionMode::Vertical) {

@@ -11,6 +11,7 @@
 #include "kfuse/Driver/Commands.h"
 #include "kfuse/Pipeline/Pipeline.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
 
 #include "kfuse/Config/Config.h"
@@ -40,9 +41,16 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
           << "\n";
     return 1;
   }
-  for (const FusedKernel &K : Fused->File.Kernels)
+  for (const FusedKernel &K : Fused->File.Kernels) {
+    bool Alternative = llvm::any_of(
+        Verdicts, [&](const FusionVerdict &V) { return V.Fusion == K.Fusion && V.Alternative; });
     Out << "kfuse: fusion '" << K.Fusion << "' can be fused: " << K.Sections.size() << " kernels, "
-        << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Layout.Grid) << "'\n";
+        << K.BlockThreads << " threads per block, grid '" << gridModeName(K.Layout.Grid) << "'"
+        << (Alternative ? "; an alternative, whose launches fuse rewrites only where tuning "
+                          "prefers it"
+                        : "")
+        << "\n";
+  }
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 
+#include <algorithm>
 #include <iterator>
 #include <set>
 
@@ -150,6 +151,22 @@ private:
     OS << "\n";
   }
 
+  /// Where fusions overlap, which of them the config fuses.
+  void printChoice() {
+    std::string Taken, Alternatives;
+    for (const Candidate &C : S.Candidates) {
+      if (!C.ready())
+        continue;
+      std::string &List = C.AlternativeTo.empty() ? Taken : Alternatives;
+      List += (List.empty() ? "" : ", ") + C.Name;
+    }
+    if (Alternatives.empty())
+      return;
+    OS << (Markdown ? "\n" : "") << "config: fuses " << Taken
+       << "; keeps as alternatives for tune (each shares a launch with one of those): "
+       << Alternatives << "\n";
+  }
+
   void printLaunches() {
     OS << (Markdown ? "### Launches\n\n" : "launches:\n");
     std::vector<std::vector<std::string>> Rows;
@@ -168,8 +185,8 @@ private:
     // Without a profile nothing estimates them, and the order says so.
     const char *Order = S.Profiled ? "best first"
                                    : "those kfuse fuses first, then by the memory traffic "
-                                     "they remove and in source order (--profile ranks them "
-                                     "by estimate)";
+                                     "and the launches they remove, then in source order "
+                                     "(--profile ranks them by estimate)";
     OS << (Markdown ? "### Candidates, " : "candidates, ") << Order << (Markdown ? "\n\n" : ":\n");
     std::vector<std::vector<std::string>> Rows;
     for (size_t I = 0; I < S.Candidates.size(); ++I) {
@@ -208,6 +225,7 @@ private:
         Item("replace: ", File + ": its kernels read variables the program writes, so the fused "
                                  "file is compiled in its place");
     }
+    printChoice();
     if (S.Profiled)
       OS << (Markdown ? "\n" : "")
          << "estimate: (T1 + T2) over the fused time, at least each kernel's time with the warps "
@@ -244,7 +262,17 @@ public:
       kernel(S.Launches[I]);
     Out += "fusions:\n";
     std::vector<std::string> Replace;
+    // The fusions first, never two with one launch; then the alternatives.
+    std::stable_partition(Chosen.begin(), Chosen.end(),
+                          [](const Candidate *C) { return C->AlternativeTo.empty(); });
+    bool Alternatives = false;
     for (const Candidate *C : Chosen) {
+      if (!C->AlternativeTo.empty() && !Alternatives) {
+        Alternatives = true;
+        Out += "  # Alternatives: each shares a launch with a fusion above. kfuse tune measures\n"
+               "  # them too; fuse --tuning rewrites one where it saved more time than the\n"
+               "  # fusions it overlaps, and untuned fuse leaves their launches alone.\n";
+      }
       fusion(*C);
       for (const std::string &F : C->Replace)
         if (std::find(Replace.begin(), Replace.end(), F) == Replace.end())
@@ -343,6 +371,9 @@ private:
     if (C.Bound)
       Note =
           "estimated " + times(C.Bound->Speedup) + ", perfect overlap " + times(C.Bound->Overlap);
+    std::string Alternative = C.AlternativeTo.empty() ? "" : ", alternative: true";
+    if (!C.AlternativeTo.empty())
+      Note += (Note.empty() ? "" : "; ") + std::string("shares a launch with ") + C.AlternativeTo;
     // The rewrite needs the promise 'assumed:' spells, which only the user
     // can make: the line is there to uncomment, never made for them.
     const char *Promise = "# distinct_buffers: true";
@@ -350,16 +381,20 @@ private:
                       "needs: uncomment it if they keep it";
     if (C.Mode != FusionMode::Vertical) {
       if (!C.CallersPromise) {
-        line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]}", Note);
+        line(2, "- {name: " + C.Name + ", kernels: [" + Kernels + "]" + Alternative + "}", Note);
         return;
       }
       line(2, "- name: " + C.Name, Note);
       line(4, "kernels: [" + Kernels + "]", "");
+      if (!Alternative.empty())
+        line(4, "alternative: true", "");
       line(4, Promise, Why);
       return;
     }
     line(2, "- name: " + C.Name, Note);
     line(4, "mode: vertical", "each thread runs the kernels one after the other");
+    if (!Alternative.empty())
+      line(4, "alternative: true", "");
     line(4, "kernels: [" + Kernels + "]", "");
     if (C.CallersPromise)
       line(4, Promise, Why);

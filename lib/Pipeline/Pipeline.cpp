@@ -189,17 +189,22 @@ std::optional<FusionOutput> fuseConfig(const ParseSettings &Settings, const Fusi
       }
     }
     if (Verdicts)
-      Verdicts->push_back(
-          {Pipeline.fusion(I).Name, Pipeline.resolved(I) && Diags.errorCount() == Before});
+      Verdicts->push_back({Pipeline.fusion(I).Name,
+                           Pipeline.resolved(I) && Diags.errorCount() == Before,
+                           Pipeline.fusion(I).Alternative});
   }
   if (Diags.errorCount() != 0)
     return std::nullopt;
   if (Input.RewriteLaunches) {
     // Launches the measurements found faster as they are stay so.
+    // An alternative to another fusion replaces launches only where the
+    // measurements prefer it, or where the user names it.
     std::vector<std::pair<size_t, const FusedKernel *>> Rewritten;
-    for (size_t K = 0; K < Fused.size(); ++K)
-      if (!Layouts.keepsNative(Pipeline.fusion(Fused[K]).Name))
+    for (size_t K = 0; K < Fused.size(); ++K) {
+      const FusionSpec &F = Pipeline.fusion(Fused[K]);
+      if (!Layouts.keepsNative(F.Name) && (!F.Alternative || Layouts.measured() || Input.Fusion))
         Rewritten.push_back({Fused[K], &File.Kernels[K]});
+    }
     // Where two fusions share a launch, the one that saved more takes it.
     if (Layouts.measured())
       std::stable_sort(Rewritten.begin(), Rewritten.end(), [&](const auto &A, const auto &B) {

@@ -292,8 +292,10 @@ public:
       // The type of the holder that writes, where this one only reads.
       MemberParam Declared = declaredAs(Key);
       const FusionMember &Of = Members[Declared.Member];
-      FusedParam Param{paramDeclaration(*Declared.Param, Name, Of, Diags), Name,
-                       portableParam(*Declared.Param, Name, Of), ""};
+      FusedParam Param;
+      Param.Declaration = paramDeclaration(*Declared.Param, Name, Of, Diags);
+      Param.Name = Name;
+      Param.Portable = portableParam(*Declared.Param, Name, Of);
       Param.Position = P->getFunctionScopeIndex();
       Param.PointerType = pointerTo(*Declared.Param, Of.Unit->getASTContext());
       Param.HostDeclaration = spellsGridConstant(*P, *M.Unit)

@@ -3,6 +3,7 @@
 #include "kfuse/Tuning/Suggestions.h"
 
 #include <algorithm>
+#include <map>
 
 namespace kfuse {
 
@@ -27,12 +28,29 @@ void rankCandidates(Suggestions &S) {
         uint64_t RA = A.removedBytes().value_or(0), RB = B.removedBytes().value_or(0);
         if (RA != RB)
           return RA > RB;
-        // A longer chain removes more launches and intermediates.
-        if (A.Mode == FusionMode::Vertical && B.Mode == FusionMode::Vertical &&
-            A.Members.size() != B.Members.size())
+        // More launches fused, more launches removed.
+        if (A.Members.size() != B.Members.size())
           return A.Members.size() > B.Members.size();
         return A.Members < B.Members;
       });
+  chooseFusions(S);
+}
+
+void chooseFusions(Suggestions &S) {
+  std::map<size_t, const Candidate *> Owner; // Launch -> the fusion that takes it.
+  for (Candidate &C : S.Candidates) {
+    C.AlternativeTo.clear();
+    if (!C.ready())
+      continue;
+    auto Shared = std::find_if(C.Members.begin(), C.Members.end(),
+                               [&](size_t L) { return Owner.count(L) != 0; });
+    if (Shared != C.Members.end()) {
+      C.AlternativeTo = Owner.at(*Shared)->Name;
+      continue;
+    }
+    for (size_t L : C.Members)
+      Owner.emplace(L, &C);
+  }
 }
 
 } // namespace kfuse

@@ -202,6 +202,10 @@ struct FusionSpec {
   /// of the launches' pointers where kfuse cannot see it (pointers the
   /// launching function receives): launch rewriting then relies on it.
   bool DistinctBuffers = false;
+  /// Shares a launch with another fusion (suggest's `alternative: true`):
+  /// fuse rewrites its launches only where tuning measured it the better
+  /// choice, or where it is asked for by name.
+  bool Alternative = false;
   ConfigPosition Position;
   ConfigPosition PartitionPosition;
 };

@@ -67,7 +67,8 @@ struct FusionOutput {
 /// What became of one fusion of the config.
 struct FusionVerdict {
   std::string Fusion;
-  bool Fuses = false; ///< No error was reported for it.
+  bool Fuses = false;       ///< No error was reported for it.
+  bool Alternative = false; ///< FusionSpec::Alternative.
 };
 
 /// The fused-file model of \p Input's fusions, or nothing once an error was

@@ -107,6 +107,10 @@ struct Candidate {
   FusionMode Mode = FusionMode::Horizontal;
   std::vector<SuggestedFlow> Flows;
   std::vector<SuggestedSame> Same;
+  /// Ready, but shares a launch with a fusion ranked before it: the config
+  /// keeps it as an alternative for tune to measure, which fuse rewrites
+  /// only where the measurements prefer it. Names that fusion.
+  std::string AlternativeTo;
 
   bool independent() const { return Conflicts.empty(); }
   /// The traffic a vertical fusion removes, where every flow's size is known.
@@ -133,8 +137,15 @@ struct Suggestions {
 
 /// Sorts the candidates: those kfuse can fuse first, then those that could
 /// run side by side, then the rest; within each, by estimated gain, then
-/// by the bound of perfect overlap, then in program order.
+/// by the bound of perfect overlap, then by the memory traffic and the
+/// launches they remove, then in program order; then chooses the config's
+/// fusions (chooseFusions).
 void rankCandidates(Suggestions &S);
+
+/// In rank order, takes each ready candidate that shares no launch with one
+/// taken before it; marks the others ready ones as alternatives
+/// (Candidate::AlternativeTo), so that the config's fusions never overlap.
+void chooseFusions(Suggestions &S);
 
 } // namespace kfuse
 

@@ -694,8 +694,10 @@ std::vector<size_t> disjointGroups(const std::vector<LaunchGroup> &Groups, const
     auto Shared =
         llvm::find_if(G.Launches, [&](const KernelLaunch &L) { return Owner.count(L.Site); });
     if (Shared != G.Launches.end()) {
-      Diags.report(Shared->Loc, G.Host->getSourceManager(), ID::RewriteOverlap)
-          << G.Fusion->Name << Shared->KernelName << Owner.at(Shared->Site)->Fusion->Name << Why;
+      // An alternative that lost is what the config means it to be.
+      if (!G.Fusion->Alternative)
+        Diags.report(Shared->Loc, G.Host->getSourceManager(), ID::RewriteOverlap)
+            << G.Fusion->Name << Shared->KernelName << Owner.at(Shared->Site)->Fusion->Name << Why;
       continue;
     }
     for (const KernelLaunch &L : G.Launches)

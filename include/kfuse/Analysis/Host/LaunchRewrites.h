@@ -54,7 +54,8 @@ std::optional<LaunchGroup> findLaunchGroup(const ProgramModel &Model, const Conf
 /// Of \p Groups, in the order of preference, the ones the rewrite takes
 /// (their indices): each group whose launches an earlier group took stays
 /// as it is, with a warning that names the group that took them and \p Why
-/// it came first ("saves more time in the measurements").
+/// it came first ("saves more time in the measurements"); an alternative
+/// (FusionSpec::Alternative) stays without one.
 std::vector<size_t> disjointGroups(const std::vector<LaunchGroup> &Groups, const std::string &Why,
                                    Reporter &Diags);
 
