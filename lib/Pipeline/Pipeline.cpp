@@ -115,11 +115,17 @@ rewriteHostCode(FusionPipeline &Pipeline,
   std::vector<HostOf> Hosts;
   std::map<clang::ASTUnit *, std::vector<std::pair<clang::ASTUnit *, const clang::FunctionDecl *>>>
       KernelsOf;
+  std::map<clang::ASTUnit *, bool> Again; // Rewritten by kfuse before: said once per file.
   for (const auto &[Index, Kernel] : Fused) {
     std::optional<std::string> Host =
         hostFileOf(C, Pipeline.fusion(Index), !Target.CopyDir.empty(), Diags);
     clang::ASTUnit *Unit = Host ? Parser.parse(*Host, CompileSide::Host) : nullptr;
     if (!Unit)
+      continue;
+    auto [It, First] = Again.try_emplace(Unit, false);
+    if (First)
+      It->second = rewrittenBefore(*Unit, Diags);
+    if (It->second)
       continue;
     Hosts.push_back({Index, Kernel, Unit});
     for (const FusionMember &M : Pipeline.members(Index))

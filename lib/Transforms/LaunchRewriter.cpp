@@ -64,8 +64,8 @@ public:
 
   RewrittenHost finish() {
     std::string Dir = rewrittenDirectory(Path, Target);
-    std::string Include = "#include \"" + relativeTo(Target.Header, Dir) +
-                          "\" // kfuse: the fused launchers (" + Target.Config + ")\n";
+    std::string Include = "#include \"" + relativeTo(Target.Header, Dir) + "\" " +
+                          LauncherIncludeComment + Target.Config + ")\n";
     Edits.push_back({FirstCaller, 0, Include});
     if (!Target.CopyDir.empty())
       repointIncludes(Dir);

@@ -14,8 +14,10 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstring>
 #include <filesystem>
 
 #include <map>
@@ -649,6 +651,32 @@ private:
 };
 
 } // namespace
+
+bool rewrittenBefore(ASTUnit &Host, Reporter &Diags) {
+  SourceManager &SM = Host.getSourceManager();
+  FileID Main = SM.getMainFileID();
+  llvm::StringRef Text = SM.getBufferData(Main);
+  size_t At = Text.find(LauncherIncludeComment);
+  if (At == llvm::StringRef::npos)
+    return false;
+  // The comment ends the #include line the rewrite adds.
+  size_t Line = Text.rfind('\n', At);
+  Line = Line == llvm::StringRef::npos ? 0 : Line + 1;
+  if (!Text.substr(Line, At - Line).ltrim().starts_with("#include"))
+    return false;
+  llvm::StringRef Config = Text.substr(At).drop_front(strlen(LauncherIncludeComment));
+  Config = Config.take_until([](char C) { return C == ')' || C == '\n'; });
+  std::string File = SM.getFileEntryRefForID(Main)->getName().str();
+  std::string Orig = File + ".orig";
+  bool Kept = llvm::sys::fs::exists(Orig);
+  Diags.report(SM.getComposedLoc(Main, static_cast<unsigned>(Line)), SM, ID::RewriteAgain)
+      << llvm::sys::path::filename(File).str() << Config.str()
+      << (Kept ? ", and '" + llvm::sys::path::filename(Orig).str() + "' beside it is the original"
+               : std::string())
+      << (Kept ? "restore it first (mv " + Orig + " " + File + ")"
+               : "name the file as it was before kfuse rewrote it");
+  return true;
+}
 
 std::optional<std::string> hostFileOf(const Config &C, const FusionSpec &F, bool Copies,
                                       Reporter &Diags) {

@@ -35,6 +35,15 @@ struct LaunchGroup {
   std::vector<clang::CharSourceRange> Statements;
 };
 
+/// What follows the #include of the fused launchers that a rewritten host
+/// file gets: the rewrite writes it, and a later rewrite recognises it.
+inline constexpr const char *LauncherIncludeComment = "// kfuse: the fused launchers (";
+
+/// Whether \p Host is kfuse's rewrite of a program file already (its
+/// #include of the launchers): reported, with the original to rewrite
+/// instead where `-i` kept it beside.
+bool rewrittenBefore(clang::ASTUnit &Host, Reporter &Diags);
+
 /// The host file whose launches fusion \p F replaces (absolute): where its
 /// kernel entries' sites are, else the file of its first kernel. Reports, at
 /// the config, sites in different files, and with \p Copies (rewritten
