@@ -530,6 +530,7 @@ private:
         Case.Group += (Case.Group.empty() ? "" : " + ") + M.Spec->Kernel;
       }
       Case.EvenSplit = evenSplit(Shape);
+      Case.Mode = Pipeline.fusion(I).Mode;
       Cases.push_back(std::move(Case));
     }
     return Cases;
@@ -601,8 +602,10 @@ private:
     Reports["evaluation.md"] = printEvaluation(*Results, Rows);
     std::vector<FusionExplanation> Why = explanations(Pipeline, *Results, Rows);
     Reports["why.md"] = printExplanations(*Results, Why);
-    Reports[ThroughputChartFileName] = renderThroughputChartSvg(Why);
+    if (measuredThroughput(Why))
+      Reports[ThroughputChartFileName] = renderThroughputChartSvg(Why);
     Reports[RatioChartFileName] = renderRatioChartSvg(*Results, Rows);
+    Reports[SummaryChartFileName] = renderSummaryChartSvg(*Results, Rows);
     std::string ReportDir = reportDirectory(C);
     std::optional<std::set<std::string>> Earlier = claimReportDirectory(ReportDir, Reports);
     if (!Earlier)

@@ -70,6 +70,7 @@ std::string printEvaluation(const TuneResults &R, const std::vector<EvaluationRo
      << ", runtime " << R.Runtime << ", input seed " << R.Seed
      << ". Medians in ms; speedups over native best, the fastest of the four native "
         "launches.\n\n"
+     << "![native best, untuned and tuned per fusion](" << SummaryChartFileName << ")\n\n"
      << "![speedup of the fastest fused variant against the time ratio of the kernels]("
      << RatioChartFileName << ")\n\n"
      << "## Times\n\n"
@@ -200,6 +201,85 @@ std::string renderRatioChartSvg(const TuneResults &R, const std::vector<Evaluati
     Mark(Left + PlotW + 34, LY + 8, G);
     Chart.text("legend", Left + PlotW + 30 + 2 * CharWidth, LY + 12, Groups[G], Ink);
   }
+  return Chart.str();
+}
+
+/// A speedup short enough for a chart: 1.234x, or 1.5e+299x.
+std::string shortTimes(double V) {
+  if (V < 1000)
+    return times(V);
+  std::ostringstream OS;
+  OS.precision(2);
+  OS << V << "x";
+  return OS.str();
+}
+
+std::string renderSummaryChartSvg(const TuneResults &R, const std::vector<EvaluationRow> &Rows) {
+  using svg::RowHeight;
+  struct Bar {
+    std::string Label;
+    double Speedup; ///< Over native best.
+    svg::Colour Fill;
+  };
+  const svg::Colour Ink{20, 20, 20}, Native{150, 150, 150}, Untuned{70, 120, 200},
+      Tuned{40, 160, 70}, Kept{200, 40, 40}, Grid{220, 220, 220};
+  std::vector<std::pair<std::string, std::vector<Bar>>> Groups;
+  double Label = 0, Most = 1, Value = 0;
+  for (const EvaluationRow &Row : Rows) {
+    if (!Row.NativeBest)
+      continue;
+    std::vector<Bar> Bars{{"native best: " + Row.NativeBest->Name, 1, Native}};
+    if (Row.Untuned)
+      Bars.push_back({"untuned: " + Row.Untuned->Name, Row.speedup(Row.Untuned), Untuned});
+    Bars.push_back(
+        {Row.Fuse ? "tuned: " + Row.BestFused->Name : "tuned: the original launches (kept)",
+         Row.tunedSpeedup(), Row.Fuse ? Tuned : Kept});
+    for (const Bar &B : Bars) {
+      Label = std::max(Label, svg::textWidth(B.Label));
+      Value = std::max(Value, svg::textWidth(shortTimes(B.Speedup)));
+      if (std::isfinite(B.Speedup))
+        Most = std::max(Most, B.Speedup);
+    }
+    Groups.push_back({Row.Fusion, std::move(Bars)});
+  }
+  const std::string Title =
+      "kfuse tune: speedup over native best (the fastest way to launch the original kernels), "
+      "higher is faster";
+  const double Left = 20 + Label + 10, Area = 480, Top = 3 * RowHeight;
+  // The axis ends at the half past the longest bar, and at 16x: a longer
+  // one (a variant of 1e-300 ms) runs to the end with its value written.
+  const double Scale = std::min(16.0, std::ceil(Most * 2) / 2);
+  const double Step = Scale <= 4 ? 0.5 : Scale <= 8 ? 1 : 2;
+  size_t Lines = 0;
+  for (const auto &G : Groups)
+    Lines += 1 + G.second.size();
+  const double W = std::max(Left + Area + 6 + Value + 20, 20 + svg::textWidth(Title));
+  svg::Document Chart(W, Top + Lines * RowHeight + RowHeight * 1.5);
+  Chart.text("title", 10, RowHeight, Title, Ink);
+  Chart.text("device", 10, 2 * RowHeight, R.Device, Ink);
+  auto X = [&](double S) { return Left + Area * std::clamp(S, 0.0, Scale) / Scale; };
+  const double Bottom = Top + Lines * RowHeight;
+  for (double S = 0; S <= Scale + 1e-9; S += Step) {
+    Chart.line("grid", X(S), Top, X(S), Bottom, Grid);
+    Chart.text("axis", X(S), Bottom + RowHeight * 0.8, fixed(S, 1) + "x", Ink, svg::Anchor::Middle);
+  }
+  double Y = Top;
+  for (const auto &[Fusion, Bars] : Groups) {
+    Chart.text("fusion", 10, Y + RowHeight * 0.7, Fusion, Ink);
+    Y += RowHeight;
+    for (const Bar &B : Bars) {
+      Chart.text("candidate", 20, Y + RowHeight * 0.7, B.Label, Ink);
+      Chart.rect("bar", Left, Y + 4, std::max(1.0, X(B.Speedup) - Left), RowHeight - 8, B.Fill);
+      // Right of the bar, and of the native-best line where it would cross it.
+      std::string Text = shortTimes(B.Speedup);
+      double TX = X(B.Speedup) + 6;
+      if (TX < X(1) + 2 && TX + svg::textWidth(Text) > X(1) - 2)
+        TX = X(1) + 6;
+      Chart.text("value", TX, Y + RowHeight * 0.7, Text, Ink);
+      Y += RowHeight;
+    }
+  }
+  Chart.line("native-best", X(1), Top, X(1), Bottom, Kept, 2, true);
   return Chart.str();
 }
 

@@ -150,11 +150,21 @@ std::string printExplanations(const TuneResults &R, const std::vector<FusionExpl
          (E.Fastest ? signedPercent(E.error()) : "-") + " | " + E.Estimate->boundName(E.Kernels) +
          " |\n";
   }
-  S += "\n![DRAM and SM throughput of the originals, the fastest variant and the even split](" +
-       std::string(ThroughputChartFileName) + ")\n\n";
+  if (measuredThroughput(All))
+    S += "\n![DRAM and SM throughput of the originals, the fastest variant and the even split](" +
+         std::string(ThroughputChartFileName) + ")\n\n";
+  else
+    S += "\nNo profile measured DRAM and SM throughput (the harness's profile run), so there is "
+         "no throughput chart.\n\n";
   for (const FusionExplanation &E : All)
     S += paragraph(E) + "\n";
   return S;
+}
+
+bool measuredThroughput(const std::vector<FusionExplanation> &All) {
+  return std::any_of(All.begin(), All.end(), [](const FusionExplanation &E) {
+    return !E.Originals.empty() || E.FastestProfile || E.EvenProfile;
+  });
 }
 
 std::string renderThroughputChartSvg(const std::vector<FusionExplanation> &All) {

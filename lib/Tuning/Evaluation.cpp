@@ -49,7 +49,12 @@ EvaluationRow row(const EvaluationCase &Case) {
       Row.Vertical = &C;
     else if (C.Kind == CandidateKind::Horizontal && isEvenSplit(C.Layout, Case.EvenSplit))
       Row.Even = &C;
+    if (Case.Mode == FusionMode::Vertical && C.Kind == CandidateKind::Vertical &&
+        isUntunedVertical(C.Layout))
+      Row.Untuned = &C;
   }
+  if (Case.Mode == FusionMode::Horizontal)
+    Row.Untuned = Row.Even;
   if (Case.Choice) {
     Row.NativeBest = Case.Choice->NativeBest;
     Row.BestFused = Case.Choice->Fastest;

@@ -78,6 +78,11 @@ bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even) {
          L.BlocksPerIteration == 1 && L.Coarsen.empty();
 }
 
+bool isUntunedVertical(const FusedLayout &L) {
+  return L.Vertical && L.Grid == GridMode::AsLaunched && L.BlocksPerIteration == 1 &&
+         L.Registers == RegisterPolicy::Compiler && L.Reductions == ReductionStyle::AsWritten;
+}
+
 /// setmaxnreg sets the registers of whole warpgroups of 128 threads.
 static bool wholeWarpgroups(const std::vector<unsigned> &Threads) {
   return std::all_of(Threads.begin(), Threads.end(), [](unsigned T) { return T % 128 == 0; });

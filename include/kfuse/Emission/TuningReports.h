@@ -46,6 +46,12 @@ std::string renderRatioChartSvg(const TuneResults &R, const std::vector<Evaluati
 /// That chart's file name in the report directory, which evaluation.md links.
 constexpr const char *RatioChartFileName = "speedup-vs-ratio.svg";
 
+/// The SVG of each fusion's native best, untuned fused kernel (what `kfuse
+/// fuse` builds without measurements) and tuned choice, as speedups over
+/// native best: why tuning matters, which evaluation.md links.
+std::string renderSummaryChartSvg(const TuneResults &R, const std::vector<EvaluationRow> &Rows);
+constexpr const char *SummaryChartFileName = "summary.svg";
+
 /// why.md: the estimate's error per fusion in one table, then a paragraph
 /// per fusion.
 std::string printExplanations(const TuneResults &R, const std::vector<FusionExplanation> &E);
@@ -53,6 +59,9 @@ std::string printExplanations(const TuneResults &R, const std::vector<FusionExpl
 /// The SVG of DRAM and SM throughput per fusion: the originals, the fastest
 /// variant and the even split, which why.md links.
 std::string renderThroughputChartSvg(const std::vector<FusionExplanation> &E);
+/// Whether any profile measured the throughput that chart draws: without,
+/// it is not written.
+bool measuredThroughput(const std::vector<FusionExplanation> &E);
 constexpr const char *ThroughputChartFileName = "throughput.svg";
 
 } // namespace kfuse

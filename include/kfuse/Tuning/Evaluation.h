@@ -11,6 +11,7 @@
 #ifndef KFUSE_TUNING_EVALUATION_H
 #define KFUSE_TUNING_EVALUATION_H
 
+#include "kfuse/Config/Config.h"
 #include "kfuse/Tuning/Selection.h"
 
 #include <string>
@@ -25,6 +26,7 @@ struct EvaluationCase {
   std::vector<std::string> Kernels; ///< The config's names, in order.
   std::vector<unsigned> EvenSplit;  ///< kfuse fuse's partition without a config one.
   std::string Group;                ///< Fusions of the same kernels at other input sizes share it.
+  FusionMode Mode = FusionMode::Horizontal;
 };
 
 struct EvaluationRow {
@@ -35,6 +37,9 @@ struct EvaluationRow {
   const CandidateResult *Sequential = nullptr, *Streams = nullptr, *StreamsReversed = nullptr,
                         *Graph = nullptr, *NativeBest = nullptr, *Vertical = nullptr,
                         *Even = nullptr, *BestFused = nullptr;
+  /// What `kfuse fuse` builds without tuning, as launched: the even split of
+  /// a horizontal fusion, one block at a time of a vertical one.
+  const CandidateResult *Untuned = nullptr;
   std::vector<NativeKernel> Natives;
   bool Fuse = false;  ///< The tuner's verdict.
   double TunedMs = 0; ///< The winner's time, or native best's when kept.

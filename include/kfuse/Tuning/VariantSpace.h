@@ -74,6 +74,10 @@ std::vector<std::vector<bool>> coarsenedTogether(const std::vector<bool> &Coarse
 /// the grid as launched, registers as the compiler chooses.
 bool isEvenSplit(const FusedLayout &L, const std::vector<unsigned> &Even);
 
+/// Whether \p L is what `kfuse fuse` emits untuned for a vertical fusion:
+/// one original block at a time on the grid as launched.
+bool isUntunedVertical(const FusedLayout &L);
+
 /// Each partition (the even split among them, added where the step misses
 /// it) in each of \p Grids but the proportional one, without and with the
 /// register bound, and on a persistent grid also with 2 to MaxWaves waves of
