@@ -515,6 +515,19 @@ private:
   /// What the evaluation needs to know of each fusion beyond its results:
   /// the split `kfuse fuse` would emit, and the kernels it fuses (fusions of
   /// the same kernels at other sizes form one group).
+  /// The bytes bound of a chain whose every kernel's traffic is known.
+  static std::optional<BytesBound> chainBound(const std::vector<FusionMember> &Members,
+                                              const std::vector<FlowSpec> &Flows) {
+    std::vector<BufferTraffic> All;
+    for (const FusionMember &M : Members) {
+      std::optional<std::vector<BufferTraffic>> T = bufferTraffic(M);
+      if (!T)
+        return std::nullopt;
+      All.insert(All.end(), T->begin(), T->end());
+    }
+    return bytesBound(All, Flows);
+  }
+
   std::vector<EvaluationCase> evaluationCases(FusionPipeline &Pipeline, const TuneResults &Results,
                                               const std::vector<Verdict> &Verdicts) {
     std::vector<EvaluationCase> Cases;
@@ -531,6 +544,8 @@ private:
       }
       Case.EvenSplit = evenSplit(Shape);
       Case.Mode = Pipeline.fusion(I).Mode;
+      if (Case.Mode == FusionMode::Vertical)
+        Case.Bound = chainBound(Pipeline.members(I), Pipeline.fusion(I).Flows);
       Cases.push_back(std::move(Case));
     }
     return Cases;

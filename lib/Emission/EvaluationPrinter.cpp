@@ -48,6 +48,13 @@ std::string summary(const EvaluationRow &Row) {
     OS << ", the even split " << times(Row.speedup(Row.Even));
   if (Row.Vertical)
     OS << ", vertical " << times(Row.speedup(Row.Vertical));
+  if (Row.Bound && Row.Bound->ratio() > 0) {
+    const double MiB = 1024.0 * 1024.0;
+    OS << "; bytes bound " << times(Row.Bound->ratio()) << " (the originals move "
+       << fixed(Row.Bound->Original / MiB, 1) << " MiB, the fused kernel "
+       << fixed(Row.Bound->Fused / MiB, 1) << " MiB), the tuned choice at "
+       << fixed(100 * Row.tunedSpeedup() / Row.Bound->ratio(), 0) << "% of it";
+  }
   if (Row.Ratio > 0)
     OS << "; time ratio " << fixed(Row.Ratio, 2);
   OS << "; " << Row.BestFused->Registers << " registers (originals "

@@ -3,6 +3,7 @@
 #include "kfuse/Pipeline/FusionPipeline.h"
 
 #include "kfuse/Analysis/Kernel/Elementwise.h"
+#include "kfuse/Analysis/Kernel/MemoryAccess.h"
 #include "kfuse/Analysis/Legality.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Plan/GridChoice.h"
@@ -17,6 +18,28 @@
 #include <filesystem>
 
 namespace kfuse {
+
+std::optional<std::vector<BufferTraffic>> bufferTraffic(const FusionMember &M) {
+  if (!M.Spec->Launch)
+    return std::nullopt;
+  KernelAccesses A = analyzeAccesses(*M.Model.Decl, M.Spec->Block);
+  if (!A.Other.empty())
+    return std::nullopt;
+  std::vector<BufferTraffic> Traffic;
+  for (const MemoryAccesses &B : A.Buffers) {
+    if (B.unknown())
+      return std::nullopt;
+    if (B.Accesses.empty())
+      continue;
+    unsigned Index = B.Param->getFunctionScopeIndex();
+    const std::vector<LaunchArg> &Args = M.Spec->Launch->Args;
+    if (Index >= Args.size() || !Args[Index].IsBuffer)
+      return std::nullopt;
+    Traffic.push_back({M.Spec->Id, B.Param->getName().str(),
+                       Args[Index].Count * elementBytes(Args[Index].Type), B.reads(), B.writes()});
+  }
+  return Traffic;
+}
 
 using diag::ID;
 

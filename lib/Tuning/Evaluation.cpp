@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace kfuse {
 
@@ -15,6 +17,47 @@ double EvaluationRow::speedup(const CandidateResult *C) const {
 
 double EvaluationRow::tunedSpeedup() const {
   return NativeBest && TunedMs > 0 ? NativeBest->Median / TunedMs : 0;
+}
+
+std::optional<BytesBound> bytesBound(const std::vector<BufferTraffic> &Traffic,
+                                     const std::vector<FlowSpec> &Flows) {
+  // A flow's two parameters are one buffer of the fused kernel.
+  auto Key = [](const std::string &Kernel, const std::string &Param) {
+    return Kernel + "." + Param;
+  };
+  std::map<std::string, std::string> Same;
+  for (const FlowSpec &F : Flows)
+    Same[F.To.spelling()] = F.From.spelling();
+  auto Root = [&](std::string K) {
+    for (auto It = Same.find(K); It != Same.end(); It = Same.find(K))
+      K = It->second;
+    return K;
+  };
+  std::set<std::string> Temporary;
+  for (const FlowSpec &F : Flows)
+    if (F.Temporary)
+      Temporary.insert(Root(F.From.spelling()));
+  struct Fused {
+    bool Touched = false, Loads = false, Stores = false;
+    uint64_t Bytes = 0;
+  };
+  std::map<std::string, Fused> Buffers;
+  BytesBound B;
+  for (const BufferTraffic &T : Traffic) {
+    B.Original += T.Bytes * (T.Reads + T.Writes);
+    Fused &F = Buffers[Root(Key(T.Kernel, T.Param))];
+    // The first kernel that touches it loads it if it reads it.
+    if (!F.Touched)
+      F.Loads = T.Reads;
+    F.Touched |= T.Reads || T.Writes;
+    F.Stores |= T.Writes;
+    F.Bytes = std::max(F.Bytes, T.Bytes);
+  }
+  for (const auto &[Name, F] : Buffers)
+    B.Fused += F.Bytes * (F.Loads + (F.Stores && !Temporary.count(Name)));
+  if (B.Original == 0 || B.Fused == 0)
+    return std::nullopt;
+  return B;
 }
 
 namespace {
@@ -45,8 +88,8 @@ EvaluationRow row(const EvaluationCase &Case) {
       Row.Streams = &C;
     else if (C.Kind == CandidateKind::StreamsReversed)
       Row.StreamsReversed = &C;
-    else if (C.Kind == CandidateKind::Vertical)
-      Row.Vertical = &C;
+    else if (C.Kind == CandidateKind::Vertical && (!Row.Vertical || isUntunedVertical(C.Layout)))
+      Row.Vertical = &C; // As launched where measured, else the first.
     else if (C.Kind == CandidateKind::Horizontal && isEvenSplit(C.Layout, Case.EvenSplit))
       Row.Even = &C;
     if (Case.Mode == FusionMode::Vertical && C.Kind == CandidateKind::Vertical &&
@@ -59,6 +102,7 @@ EvaluationRow row(const EvaluationCase &Case) {
     Row.NativeBest = Case.Choice->NativeBest;
     Row.BestFused = Case.Choice->Fastest;
   }
+  Row.Bound = Case.Bound;
   Row.Fuse = Case.Choice && Case.Choice->Fuse;
   Row.TunedMs =
       Row.Fuse ? Case.Choice->Fastest->Median : (Row.NativeBest ? Row.NativeBest->Median : 0);

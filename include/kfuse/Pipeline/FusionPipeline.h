@@ -16,6 +16,7 @@
 #include "kfuse/Transforms/FusedFile.h"
 #include "kfuse/Transforms/HorizontalFuser.h"
 #include "kfuse/Transforms/PreambleExtractor.h"
+#include "kfuse/Tuning/Evaluation.h"
 
 #include <map>
 #include <memory>
@@ -27,6 +28,12 @@
 namespace kfuse {
 
 class Reporter;
+
+/// The bytes member \p M's launch (its config entry's) moves through each of
+/// its buffers; none where its launch or any of its memory is unknown: a
+/// buffer it reaches through another, a device variable, an access kfuse
+/// cannot follow.
+std::optional<std::vector<BufferTraffic>> bufferTraffic(const FusionMember &M);
 
 /// How one fused kernel is laid out; by default as the config says.
 struct FusionLayout {

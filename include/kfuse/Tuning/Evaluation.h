@@ -14,10 +14,34 @@
 #include "kfuse/Config/Config.h"
 #include "kfuse/Tuning/Selection.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kfuse {
+
+/// The bytes one kernel moves through one of its buffers, counted once per
+/// direction: what a memory-bound launch costs.
+struct BufferTraffic {
+  std::string Kernel, Param; ///< The config's kernel id and the parameter.
+  uint64_t Bytes = 0;        ///< The launch's buffer: its elements' bytes.
+  bool Reads = false, Writes = false;
+};
+
+/// What a vertical fusion can gain where memory bounds it: the bytes the
+/// original launches move over those the fused kernel moves, which loads
+/// a flow's buffer once (where the first kernel that touches it reads it)
+/// and stores it once (never, when temporary).
+struct BytesBound {
+  uint64_t Original = 0, Fused = 0;
+  double ratio() const { return Fused ? static_cast<double>(Original) / Fused : 0; }
+};
+
+/// The bound of the chain whose kernels move \p Traffic (in the chain's
+/// order) and pass \p Flows; none where no byte moves.
+std::optional<BytesBound> bytesBound(const std::vector<BufferTraffic> &Traffic,
+                                     const std::vector<FlowSpec> &Flows);
 
 /// One fusion's measurements and what the caller knows of it.
 struct EvaluationCase {
@@ -27,6 +51,8 @@ struct EvaluationCase {
   std::vector<unsigned> EvenSplit;  ///< kfuse fuse's partition without a config one.
   std::string Group;                ///< Fusions of the same kernels at other input sizes share it.
   FusionMode Mode = FusionMode::Horizontal;
+  /// For a vertical fusion whose kernels' buffers are all known.
+  std::optional<BytesBound> Bound;
 };
 
 struct EvaluationRow {
@@ -41,9 +67,10 @@ struct EvaluationRow {
   /// a horizontal fusion, one block at a time of a vertical one.
   const CandidateResult *Untuned = nullptr;
   std::vector<NativeKernel> Natives;
-  bool Fuse = false;  ///< The tuner's verdict.
-  double TunedMs = 0; ///< The winner's time, or native best's when kept.
-  double Overlap = 0; ///< (sequential - tuned) / (sequential - slowest alone).
+  bool Fuse = false;               ///< The tuner's verdict.
+  double TunedMs = 0;              ///< The winner's time, or native best's when kept.
+  double Overlap = 0;              ///< (sequential - tuned) / (sequential - slowest alone).
+  std::optional<BytesBound> Bound; ///< EvaluationCase::Bound.
 
   /// Native best over \p C; 0 without both.
   double speedup(const CandidateResult *C) const;
