@@ -6,7 +6,9 @@
 # "library", builds a tool against the installed libraries instead. With
 # KFUSE_PREFIX set, uses the kfuse installed there (an unpacked archive of
 # scripts/package.sh) instead of installing BUILD_DIR's.
-#   test/package/run.sh BUILD_DIR "Unix Makefiles"|Ninja|make|library
+# With "build-tree", builds examples/cmake-project with BUILD_DIR itself as
+# the CMake prefix.
+#   test/package/run.sh BUILD_DIR "Unix Makefiles"|Ninja|make|library|build-tree
 set -euo pipefail
 build=$(cd "$1" && pwd)
 generator=$2
@@ -18,7 +20,12 @@ trap 'rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-if [ -n "${KFUSE_PREFIX:-}" ]; then
+if [ "$generator" = build-tree ]; then
+  # The build tree as the prefix (issue 59: it found a config that lacked
+  # kfuse_add_fusion), with CMake's default generator.
+  ln -s "$build" "$work/prefix"
+  generator="Unix Makefiles"
+elif [ -n "${KFUSE_PREFIX:-}" ]; then
   ln -s "$KFUSE_PREFIX" "$work/prefix"
 else
   cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
