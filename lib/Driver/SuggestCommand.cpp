@@ -40,6 +40,18 @@ namespace kfuse {
 
 namespace {
 
+/// Why kfuse check cannot take candidate \p C: a kernel's file or its block
+/// is not known, at best with what the source gives instead.
+std::string notChecked(const Suggestions &S, const Candidate &C) {
+  for (size_t M : C.Members) {
+    const SuggestedLaunch &L = S.Launches[M];
+    if (!L.Block && !L.BlockSeveral.empty())
+      return "not checked: the block of '" + L.Id + "' is not one value (" + L.BlockSeveral +
+             "); a fused kernel is built for one block size";
+  }
+  return "not checked: the kernel's file or block size is not known";
+}
+
 using namespace clang;
 
 /// "blas::axpy<float>" -> "axpy": a name the config can use.
@@ -230,6 +242,7 @@ private:
     A.Param = P ? P->getNameAsString() : "argument " + std::to_string(I + 1);
     QualType T = P ? P->getType() : QualType();
     A.Buffer = P ? T->isPointerType() : V.IsPointer;
+    A.Several = V.Several;
     if (!A.Buffer) {
       if (V.Value)
         A.Value = std::to_string(*V.Value);
@@ -274,6 +287,8 @@ private:
       Out.BlockText = L.Block.Text;
       Out.Grid = L.Grid.Value;
       Out.Block = L.Block.Value;
+      Out.BlockSeveral = L.Block.Several;
+      Out.GridSeveral = L.Grid.Several;
       Out.SharedText = L.Shared.Text;
       if (L.Shared.Text.empty())
         Out.SharedBytes = 0;
@@ -470,8 +485,7 @@ private:
         Checkable.Candidates.push_back(C);
         Index.push_back(I);
       } else if (C.fusable()) {
-        S.Candidates[I].Refusals.push_back(
-            "not checked: the kernel's file or block size is not known");
+        S.Candidates[I].Refusals.push_back(notChecked(S, C));
       }
     }
     if (Index.empty())

@@ -331,6 +331,8 @@ private:
   void launch(const SuggestedLaunch &L) {
     line(4, "launch:", "");
     Field Grid = shape(L.Grid, L.GridText, L.GridFromProfile);
+    if (!L.Grid && !L.GridSeveral.empty())
+      Grid.Note += ": " + L.GridSeveral;
     line(6, "grid: " + Grid.Value, Grid.Note);
     if (!L.SharedBytes)
       line(6, std::string("shared_bytes: ") + FillMarker, "the source computes " + L.SharedText);
@@ -350,13 +352,16 @@ private:
     std::string Note = A.Param + " = " + A.Text;
     if (!A.Buffer) {
       line(8, "- {value: " + A.Value.value_or(FillMarker) + "}",
-           Note + (A.Value ? "" : ": not constant in the source"));
+           Note + (A.Value             ? ""
+                   : A.Several.empty() ? ": not constant in the source"
+                                       : ": " + A.Several));
       return;
     }
     std::string Count = A.Count ? std::to_string(*A.Count) : FillMarker;
     std::string Fill = A.Written ? ", fill: zero" : "";
     std::string Cause =
-        A.AllocatedText.empty()
+        !A.Several.empty() ? ": " + A.Several
+        : A.AllocatedText.empty()
             ? ": its allocation is not in the launching function"
             : ": allocated with " + A.AllocatedText + " bytes, not constant in the source";
     line(8, "- {buffer: " + std::string(elementName(A.Type)) + ", count: " + Count + Fill + "}",

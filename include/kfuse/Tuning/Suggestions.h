@@ -30,7 +30,10 @@ struct SuggestedArg {
   /// Buffers: the launching function's allocation size as written, where it
   /// allocates the buffer with a size that is not constant.
   std::string AllocatedText;
-  bool Written = false;             ///< Buffers: the kernel writes it.
+  bool Written = false; ///< Buffers: the kernel writes it.
+  /// Without a value or count: why, where the callers give it
+  /// (LaunchedValue::Several).
+  std::string Several;
   std::optional<std::string> Value; ///< Scalars: the value, when constant.
 };
 
@@ -46,6 +49,9 @@ struct SuggestedLaunch {
   std::string Syntax; ///< "<<<>>>", "cudaLaunchKernel", ...
   std::string GridText, BlockText, SharedText, Stream;
   std::optional<std::array<uint64_t, 3>> Grid, Block; ///< Known from the source or the profile.
+  /// Without a grid or block: why, where the launching function's callers
+  /// give it (LaunchShape::Several).
+  std::string GridSeveral, BlockSeveral;
   bool GridFromProfile = false, BlockFromProfile = false;
   std::optional<uint64_t> SharedBytes;
   std::vector<SuggestedArg> Args;

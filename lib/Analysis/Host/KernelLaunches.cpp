@@ -145,6 +145,8 @@ private:
   std::set<const VarDecl *> Written;
   mutable HostAliases Aliases;
   mutable std::optional<bool> KeptApart; ///< callersKeepApart(), once found.
+  /// Why the last value read from callers has none: they pass several.
+  mutable std::string Several;
   const Expr *StreamExpr = nullptr;
 
   std::string text(const Expr *E) const {
@@ -335,16 +337,46 @@ private:
     if (!Calls)
       return std::nullopt;
     std::optional<T> Result;
+    const CallExpr *First = nullptr;
     for (const auto &[F, Call] : *Calls) {
       LaunchReader Reader(Ctx, *F);
       unsigned I = P.getFunctionScopeIndex();
       std::optional<T> V =
           I < Call->getNumArgs() ? Eval(Reader, Call->getArg(I), Depth + 1) : std::nullopt;
-      if (!V || (Result && V != Result))
+      if (!V) {
+        Several = !Reader.Several.empty() ? std::move(Reader.Several)
+                  : I < Call->getNumArgs()
+                      ? "the call of '" + Caller.getNameAsString() + "' at " + where(Call) +
+                            " passes '" + Reader.text(Call->getArg(I)) + "', not constant there"
+                      : std::string();
         return std::nullopt;
+      }
+      if (Result && V != Result) {
+        Several = "the calls of '" + Caller.getNameAsString() + "' pass " + spelled(*Result) +
+                  " at " + where(First) + " and " + spelled(*V) + " at " + where(Call);
+        return std::nullopt;
+      }
       Result = V;
+      First = Call;
     }
     return Result;
+  }
+
+  static std::string spelled(int64_t V) { return std::to_string(V); }
+  static std::string spelled(uint64_t V) { return std::to_string(V); }
+  static std::string spelled(const std::array<uint64_t, 3> &V) {
+    std::string S = "[" + std::to_string(V[0]);
+    unsigned Rank = V[2] != 1 ? 3 : V[1] != 1 ? 2 : 1;
+    for (unsigned D = 1; D < Rank; ++D)
+      S += ", " + std::to_string(V[D]);
+    return S + "]";
+  }
+
+  std::string where(const Expr *E) const {
+    clang::PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(E->getBeginLoc()));
+    return P.isInvalid() ? "?"
+                         : llvm::sys::path::filename(P.getFilename()).str() + ":" +
+                               std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn());
   }
 
   /// Whether every call of this function passes its pointer parameters
@@ -394,7 +426,13 @@ private:
            callersKeepApart();
   }
 
-  LaunchShape shape(const Expr *E) const { return {text(E), evalDim3(E)}; }
+  LaunchShape shape(const Expr *E) const {
+    Several.clear();
+    LaunchShape S{text(E), evalDim3(E), ""};
+    if (!S.Value)
+      S.Several = std::move(Several);
+    return S;
+  }
 
   /// The buffer a pointer points into: the variable (and members) it is
   /// read from, through offsets and locals that only copy it.
@@ -480,7 +518,12 @@ private:
         *P, 0, [](const LaunchReader &R, const Expr *Arg, unsigned) -> std::optional<uint64_t> {
           auto B = R.bufferOf(Arg);
           std::string Text;
-          return B && !B->second ? R.allocatedBytes(B->first, Text) : std::nullopt;
+          std::optional<uint64_t> Bytes =
+              B && !B->second ? R.allocatedBytes(B->first, Text) : std::nullopt;
+          if (!Bytes && !Text.empty())
+            R.Several = "'" + R.Caller.getNameAsString() + "' allocates '" + B->first + "' with " +
+                        Text + " bytes, not constant";
+          return Bytes;
         });
   }
 
@@ -489,8 +532,9 @@ private:
     V.Text = text(E);
     if (unreadable(E))
       return V;
-    if (E->getType()->isIntegralOrEnumerationType())
-      V.Value = evalInt(E);
+    Several.clear();
+    if (E->getType()->isIntegralOrEnumerationType() && !(V.Value = evalInt(E)))
+      V.Several = std::move(Several);
     else if (E->getType()->isRealFloatingType())
       V.Real = evalReal(E);
     const Expr *Stripped = strip(E);
@@ -502,8 +546,11 @@ private:
       V.Buffer = B->first;
       V.Offset = B->second;
       V.AllocatedBytes = allocatedBytes(V.Buffer, V.AllocatedText);
-      if (!V.AllocatedBytes && V.AllocatedText.empty() && !V.Offset)
-        V.AllocatedBytes = allocatedByCallers(E);
+      if (!V.AllocatedBytes && V.AllocatedText.empty() && !V.Offset) {
+        Several.clear();
+        if (!(V.AllocatedBytes = allocatedByCallers(E)))
+          V.Several = std::move(Several);
+      }
     }
     BufferRoots R = Aliases.rootsOf(E);
     V.Roots.assign(R.Names.begin(), R.Names.end());

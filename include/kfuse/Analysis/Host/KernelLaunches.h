@@ -45,6 +45,9 @@ struct LaunchedValue {
   std::optional<uint64_t> AllocatedBytes;
   /// The size of that cudaMalloc as written, when it is not constant.
   std::string AllocatedText;
+  /// Without a value (or, for a pointer, its allocation's size): why, where
+  /// the callers of the launching function give it (LaunchShape::Several).
+  std::string Several;
   bool IsPointer = false;
   /// The buffers a pointer may point into, each named by the variable (or
   /// member) that received it: one for a pointer the function allocates or
@@ -63,6 +66,9 @@ struct LaunchedValue {
 struct LaunchShape {
   std::string Text;
   std::optional<std::array<uint64_t, 3>> Value;
+  /// Without a value, where the source gives several: "the calls of 'step'
+  /// pass [256] at app.cu:13:3 and [128] at app.cu:14:3".
+  std::string Several;
 };
 
 struct KernelLaunch {
