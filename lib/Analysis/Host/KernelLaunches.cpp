@@ -109,6 +109,102 @@ std::set<const VarDecl *> namedIn(const Stmt *S) {
   return std::move(N.Found);
 }
 
+/// Every call of \p Callee in its translation unit, each with the function
+/// it is in; nothing when kfuse may not see them all: it is main or other
+/// files can call it (with \p Local), is named other than as a call's
+/// callee (its address taken), or is called outside a function kfuse reads.
+std::optional<std::vector<std::pair<const FunctionDecl *, const CallExpr *>>>
+callsOfFunction(ASTContext &Ctx, const FunctionDecl &Callee, bool Local) {
+  if (Callee.isMain() || (Local && Callee.isExternallyVisible()))
+    return std::nullopt;
+  struct Calls : RecursiveASTVisitor<Calls> {
+    const FunctionDecl *Callee;
+    std::vector<const CallExpr *> Found;
+    unsigned Named = 0; ///< Every naming of the function, calls' callees included.
+    bool VisitCallExpr(CallExpr *C) {
+      if (const FunctionDecl *F = C->getDirectCallee();
+          F && F->getCanonicalDecl() == Callee->getCanonicalDecl())
+        Found.push_back(C);
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      Named += R->getDecl()->getCanonicalDecl() == Callee->getCanonicalDecl();
+      return true;
+    }
+  };
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<std::pair<const FunctionDecl *, const CallExpr *>> Out;
+  // Whatever comes after the function's first declaration may name it, in
+  // the main file or in a header included after it.
+  SourceLocation Declared = SM.getExpansionLoc(Callee.getCanonicalDecl()->getBeginLoc());
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(D->getEndLoc()), Declared))
+      continue;
+    Calls C;
+    C.Callee = &Callee;
+    C.TraverseDecl(D);
+    const auto *F = dyn_cast<FunctionDecl>(D);
+    if (C.Named != C.Found.size() || (!C.Found.empty() && (!F || !F->hasBody())))
+      return std::nullopt;
+    for (const CallExpr *Call : C.Found)
+      Out.push_back({F, Call});
+  }
+  return Out;
+}
+
+/// A naming of \p V in \p F's body that may read the buffer it holds:
+/// any but those in \p Skip, in calls that allocate, free or set it or copy
+/// into it, and as argument \p HelperArg of calls of \p Helper (when given).
+const DeclRefExpr *readingName(const FunctionDecl &F, const VarDecl *V,
+                               const std::vector<const Stmt *> &Skip,
+                               const FunctionDecl *Helper = nullptr, unsigned HelperArg = 0) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *V;
+    const FunctionDecl *Helper;
+    unsigned HelperArg;
+    const DeclRefExpr *Other = nullptr;
+    std::vector<const Stmt *> Allowed;
+    bool TraverseStmt(Stmt *S) {
+      if (llvm::is_contained(Allowed, S))
+        return true;
+      return RecursiveASTVisitor::TraverseStmt(S);
+    }
+    bool VisitCallExpr(CallExpr *C) {
+      const FunctionDecl *F = C->getDirectCallee();
+      if (!F)
+        return true;
+      if (Helper && F->getCanonicalDecl() == Helper->getCanonicalDecl() &&
+          HelperArg < C->getNumArgs())
+        Allowed.push_back(C->getArg(HelperArg));
+      if (!F->getIdentifier())
+        return true;
+      // Allocating, freeing or setting it reads no element; a copy reads
+      // its source, not its destination.
+      llvm::StringRef Name = F->getName();
+      if (llvm::is_contained({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaFree",
+                              "cudaFreeAsync", "cudaMemset", "cudaMemsetAsync"},
+                             Name))
+        for (const Expr *Arg : C->arguments())
+          Allowed.push_back(Arg);
+      if (llvm::is_contained({"cudaMemcpy", "cudaMemcpyAsync"}, Name) && C->getNumArgs() > 0)
+        Allowed.push_back(C->getArg(0));
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      if (R->getDecl() == V && !Other)
+        Other = R;
+      return !Other;
+    }
+  } Find;
+  Find.V = V;
+  Find.Helper = Helper;
+  Find.HelperArg = HelperArg;
+  Find.Allowed = Skip;
+  // A call is visited before its arguments are traversed.
+  Find.TraverseStmt(const_cast<Stmt *>(F.getBody()));
+  return Find.Other;
+}
+
 /// Reads launches in one host function.
 class LaunchReader {
 public:
@@ -281,46 +377,9 @@ private:
     return std::nullopt;
   }
 
-  /// Every call of this function, each with the function it is in; nothing
-  /// when kfuse may not see them all: the function is main or other files
-  /// can call it (with \p Local), is named other than as a call's callee
-  /// (its address taken), or is called outside a function kfuse reads here.
   std::optional<std::vector<std::pair<const FunctionDecl *, const CallExpr *>>>
   callsOf(bool Local) const {
-    if (Caller.isMain() || (Local && Caller.isExternallyVisible()))
-      return std::nullopt;
-    struct Calls : RecursiveASTVisitor<Calls> {
-      const FunctionDecl *Callee;
-      std::vector<const CallExpr *> Found;
-      unsigned Named = 0; ///< Every naming of the function, calls' callees included.
-      bool VisitCallExpr(CallExpr *C) {
-        if (const FunctionDecl *F = C->getDirectCallee();
-            F && F->getCanonicalDecl() == Callee->getCanonicalDecl())
-          Found.push_back(C);
-        return true;
-      }
-      bool VisitDeclRefExpr(DeclRefExpr *R) {
-        Named += R->getDecl()->getCanonicalDecl() == Callee->getCanonicalDecl();
-        return true;
-      }
-    };
-    std::vector<std::pair<const FunctionDecl *, const CallExpr *>> Out;
-    // Whatever comes after the function's first declaration may name it, in
-    // the main file or in a header included after it.
-    SourceLocation Declared = SM.getExpansionLoc(Caller.getCanonicalDecl()->getBeginLoc());
-    for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-      if (SM.isBeforeInTranslationUnit(SM.getExpansionLoc(D->getEndLoc()), Declared))
-        continue;
-      Calls C;
-      C.Callee = &Caller;
-      C.TraverseDecl(D);
-      const auto *F = dyn_cast<FunctionDecl>(D);
-      if (C.Named != C.Found.size() || (!C.Found.empty() && (!F || !F->hasBody())))
-        return std::nullopt;
-      for (const CallExpr *Call : C.Found)
-        Out.push_back({F, Call});
-    }
-    return Out;
+    return callsOfFunction(Ctx, Caller, Local);
   }
 
   /// The value every call of this function in its file gives parameter
@@ -1207,60 +1266,58 @@ private:
   /// buffer must be a local of the launching function that nothing but the
   /// two launches, its allocation, its free, and memsets and copies into it
   /// name (the second launch reads only what the first wrote in the same
-  /// thread, which kfuse check proves of a temporary).
+  /// thread, which kfuse check proves of a temporary); or a parameter of a
+  /// static function that only the launches name, each of whose callers
+  /// passes a local of its own that only such calls name besides.
   std::string liveAfter(const LaunchPair &P, size_t From, size_t To) const {
     const KernelLaunch &A = Launches[P.First], &B = Launches[P.Second];
     const auto *KA = cast<CUDAKernelCallExpr>(A.Site), *KB = cast<CUDAKernelCallExpr>(B.Site);
     const VarDecl *V = variableOf(strip(KA->getArg(From)));
     if (!V || V != variableOf(strip(KB->getArg(To))))
       return "kfuse cannot tell which variable holds it";
-    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    if (!V->hasLocalStorage())
       return "'" + V->getNameAsString() + "' is not a local of " + A.Caller->getNameAsString() +
              ": code elsewhere may read it";
     if (Uses[P.First]->Params[From] != ParamUse::Written)
       return A.KernelName + " reads '" + V->getNameAsString() + "' too";
-    struct Finder : RecursiveASTVisitor<Finder> {
-      const VarDecl *V;
-      const Stmt *A, *B;
-      const DeclRefExpr *Other = nullptr;
-      std::vector<const Stmt *> Allowed;
-      bool TraverseStmt(Stmt *S) {
-        if (S == A || S == B || llvm::is_contained(Allowed, S))
-          return true;
-        return RecursiveASTVisitor::TraverseStmt(S);
-      }
-      bool VisitCallExpr(CallExpr *C) {
-        const FunctionDecl *F = C->getDirectCallee();
-        if (!F || !F->getIdentifier())
-          return true;
-        // Allocating, freeing or setting it reads no element; a copy reads
-        // its source, not its destination.
-        llvm::StringRef Name = F->getName();
-        if (llvm::is_contained({"cudaMalloc", "cudaMallocManaged", "cudaMallocAsync", "cudaFree",
-                                "cudaFreeAsync", "cudaMemset", "cudaMemsetAsync"},
-                               Name))
-          for (const Expr *Arg : C->arguments())
-            Allowed.push_back(Arg);
-        if (llvm::is_contained({"cudaMemcpy", "cudaMemcpyAsync"}, Name) && C->getNumArgs() > 0)
-          Allowed.push_back(C->getArg(0));
-        return true;
-      }
-      bool VisitDeclRefExpr(DeclRefExpr *R) {
-        if (R->getDecl() == V && !Other)
-          Other = R;
-        return !Other;
-      }
-    } Find;
-    Find.V = V;
-    Find.A = A.Site;
-    Find.B = B.Site;
-    // A call is visited before its arguments are traversed.
-    Find.TraverseStmt(const_cast<Stmt *>(A.Caller->getBody()));
-    if (!Find.Other)
-      return "";
-    return "'" + V->getNameAsString() + "' is named at " +
-           launchLocation(Unit.getSourceManager(), Find.Other->getBeginLoc()) +
-           ", which may read it";
+    if (const DeclRefExpr *Other = readingName(*A.Caller, V, {A.Site, B.Site}))
+      return "'" + V->getNameAsString() + "' is named at " +
+             launchLocation(Unit.getSourceManager(), Other->getBeginLoc()) + ", which may read it";
+    if (const auto *Param = dyn_cast<ParmVarDecl>(V))
+      return liveInCallers(*A.Caller, *Param);
+    return "";
+  }
+
+  /// Why the buffer parameter \p P of \p Helper, which only the launches
+  /// name, may be read by its callers: empty when each call passes a local
+  /// of its caller that only such calls, at that place, name besides its
+  /// allocation, its free, memsets and copies into it.
+  std::string liveInCallers(const FunctionDecl &Helper, const ParmVarDecl &P) const {
+    std::string Name = "'" + P.getNameAsString() + "'";
+    auto Calls = callsOfFunction(Unit.getASTContext(), Helper, /*Local=*/true);
+    if (!Calls || Calls->empty())
+      return Name + " is a parameter of " + Helper.getNameAsString() +
+             ", whose every call kfuse does not see: code elsewhere may read it";
+    const SourceManager &SM = Unit.getSourceManager();
+    unsigned Index = P.getFunctionScopeIndex();
+    for (const auto &[Caller, Call] : *Calls) {
+      std::string At = launchLocation(SM, Call->getBeginLoc());
+      const VarDecl *W =
+          Index < Call->getNumArgs() ? variableOf(strip(Call->getArg(Index))) : nullptr;
+      if (!W || !W->hasLocalStorage() || isa<ParmVarDecl>(W))
+        return "the call of " + Helper.getNameAsString() + " at " + At + " passes " + Name +
+               " a buffer that is not a local of " + Caller->getNameAsString() +
+               ": code elsewhere may read it";
+      for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+        if (I != Index && variableOf(strip(Call->getArg(I))) == W)
+          return "the call of " + Helper.getNameAsString() + " at " + At + " passes '" +
+                 W->getNameAsString() + "' twice";
+      if (const DeclRefExpr *Other = readingName(*Caller, W, {}, &Helper, Index))
+        return "'" + W->getNameAsString() + "', which " + Caller->getNameAsString() +
+               " passes as " + Name + ", is named at " + launchLocation(SM, Other->getBeginLoc()) +
+               ", which may read it";
+    }
+    return "";
   }
 
   /// Scalar arguments of the two launches that carry one value: one
