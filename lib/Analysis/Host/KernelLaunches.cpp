@@ -152,6 +152,14 @@ callsOfFunction(ASTContext &Ctx, const FunctionDecl &Callee, bool Local) {
   return Out;
 }
 
+/// Whether \p V starts out pointing into another buffer: an initializer
+/// other than a null pointer, so that another name may read what it holds.
+bool initializedFromOther(const VarDecl &V) {
+  const Expr *Init = V.getInit();
+  return Init && !Init->IgnoreParenImpCasts()->isNullPointerConstant(
+                     V.getASTContext(), Expr::NPC_ValueDependentIsNotNull);
+}
+
 /// A naming of \p V in \p F's body that may read the buffer it holds:
 /// any but those in \p Skip, in calls that allocate, free or set it or copy
 /// into it, and as argument \p HelperArg of calls of \p Helper (when given).
@@ -1280,6 +1288,8 @@ private:
              ": code elsewhere may read it";
     if (Uses[P.First]->Params[From] != ParamUse::Written)
       return A.KernelName + " reads '" + V->getNameAsString() + "' too";
+    if (initializedFromOther(*V))
+      return "'" + V->getNameAsString() + "' starts as another pointer, which code may read";
     if (const DeclRefExpr *Other = readingName(*A.Caller, V, {A.Site, B.Site}))
       return "'" + V->getNameAsString() + "' is named at " +
              launchLocation(Unit.getSourceManager(), Other->getBeginLoc()) + ", which may read it";
@@ -1304,6 +1314,9 @@ private:
       std::string At = launchLocation(SM, Call->getBeginLoc());
       const VarDecl *W =
           Index < Call->getNumArgs() ? variableOf(strip(Call->getArg(Index))) : nullptr;
+      if (W && W->hasLocalStorage() && !isa<ParmVarDecl>(W) && initializedFromOther(*W))
+        return "the call of " + Helper.getNameAsString() + " at " + At + " passes '" +
+               W->getNameAsString() + "', which starts as another pointer, which code may read";
       if (!W || !W->hasLocalStorage() || isa<ParmVarDecl>(W))
         return "the call of " + Helper.getNameAsString() + " at " + At + " passes " + Name +
                " a buffer that is not a local of " + Caller->getNameAsString() +
