@@ -545,6 +545,12 @@ CHAINS = {
     # Three launches: the consumer's result updates the state the producer
     # read; the last kernel relates to the first only through the chain.
     "three": (False, "strict", "consume", "tmp"),
+    # The pair in a static helper the loop calls with main's tmp: dead after
+    # (a register), copied back after (stored), or passed through a pointer
+    # that starts as tmp, which main copies back (stored).
+    "helper_dead": (False, "strict", "consume", "tmp"),
+    "helper_read_back": (False, "strict", "consume", "tmp"),
+    "helper_alias": (False, "strict", "consume", "tmp"),
     # Unsafe: a thread reads what another thread's first kernel writes, or
     # writes what another thread's first kernel reads or wrote; kfuse must
     # refuse. pair_swap stays in the block, where a barrier between the
@@ -623,7 +629,13 @@ def gen_chain(rng, cid):
             return (l3 + l2 + l1) if swapped else (l1 + l2 + l3)
         return (l2 + l1) if swapped else (l1 + l2)
 
+    helper = variant.startswith("helper")
+
     def loop(swapped):
+        if helper:
+            arg = "tmp2" if variant == "helper_alias" else "tmp"
+            return (("  float *tmp2 = tmp;\n" if variant == "helper_alias" else "")
+                    + f"  for (int t = 0; t < {steps}; ++t)\n    step{S}(in, {arg}, out, n);\n")
         inner = pair("out", swapped)
         if variant == "reused":
             inner += pair("out2", swapped).replace("(in, tmp", "(out, tmp")
@@ -633,10 +645,12 @@ def gen_chain(rng, cid):
 
     back = ""
     # The second write's order shows only in tmp itself.
-    if variant in ("kept", "second_writes", "writes_neighbour"):
+    if variant in ("kept", "second_writes", "writes_neighbour", "helper_read_back", "helper_alias"):
         back += "  h = kf_back(h, tmp, n);\n"
     back += readback(named) + "  CK(cudaFree(tmp));\n"
-    host = run_fn(cid, setup + loop(False) + back)
+    step_fn = (f"static void step{S}(float *in, float *tmp, float *out, int n) {{\n"
+               + pair("out", False).replace("    ", "  ") + "}\n") if helper else ""
+    host = step_fn + run_fn(cid, setup + loop(False) + back)
     control = device + run_fn(cid, setup + loop(True) + back) if unsafe else None
     return Case(cid, "chain", variant + ("" if b == b2 else "/blocks"), unsafe, device, host,
                 control, judged=judged)
