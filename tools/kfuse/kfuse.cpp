@@ -200,6 +200,25 @@ std::string resourceDir(const char *Argv0) {
   return kfuse::defaultResourceDir(Argv0, reinterpret_cast<void *>(&resourceDir));
 }
 
+/// The parser's errors, pointing to the subcommand's own help ("Try:
+/// 'kfuse fuse --help'") where it names the program's.
+std::string helpForSubcommand(std::string Errors, int Argc, const char *const *Argv) {
+  if (Argc < 2)
+    return Errors;
+  llvm::StringRef Sub = Argv[1];
+  bool Known = llvm::any_of(cl::getRegisteredSubcommands(), [&](const cl::SubCommand *C) {
+    return !C->getName().empty() && C->getName() == Sub;
+  });
+  if (!Known)
+    return Errors;
+  std::string Generic = "Try: '" + std::string(Argv[0]) + " --help'";
+  std::string Own = "Try: 'kfuse " + Sub.str() + " --help'";
+  for (size_t At = Errors.find(Generic); At != std::string::npos;
+       At = Errors.find(Generic, At + Own.size()))
+    Errors.replace(At, Generic.size(), Own);
+  return Errors;
+}
+
 } // namespace
 
 namespace {
@@ -239,9 +258,13 @@ int runCommand(int argc, const char **argv) {
   });
   // With an error stream the parser returns instead of exiting with 1: a
   // bad command line exits with 2, as documented.
+  std::string Errors;
+  llvm::raw_string_ostream ErrorStream(Errors);
   if (!cl::ParseCommandLineOptions(OwnArgs, argv, "kfuse: horizontal fusion of CUDA kernels\n",
-                                   &errs()))
+                                   &ErrorStream)) {
+    errs() << helpForSubcommand(Errors, OwnArgs, argv);
     return 2;
+  }
 
   kfuse::ParseSettings Settings;
   Settings.CudaPath = cudaPath();
