@@ -11,11 +11,68 @@
 
 namespace kfuse {
 
-Reporter::Reporter(llvm::raw_ostream &OS, bool Remarks)
+namespace {
+
+/// Keeps each diagnostic as a record instead of printing it.
+class RecordingConsumer : public clang::DiagnosticConsumer {
+public:
+  RecordingConsumer(std::vector<DiagnosticRecord> &Records,
+                    const std::map<unsigned, const char *> &StableIds)
+      : Records(Records), StableIds(StableIds) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level Level,
+                        const clang::Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info); // Counts errors.
+    DiagnosticRecord R;
+    R.Severity = severity(Level);
+    if (auto It = StableIds.find(Info.getID()); It != StableIds.end())
+      R.Id = It->second;
+    llvm::SmallString<256> Message;
+    Info.FormatDiagnostic(Message);
+    R.Message = Message.str().str();
+    std::string Suffix = " [" + R.Id + "]";
+    if (!R.Id.empty() && llvm::StringRef(R.Message).ends_with(Suffix))
+      R.Message.resize(R.Message.size() - Suffix.size());
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      const clang::SourceManager &SM = Info.getSourceManager();
+      clang::PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Info.getLocation()));
+      if (P.isValid()) {
+        R.File = P.getFilename();
+        R.Line = P.getLine();
+        R.Column = P.getColumn();
+      }
+    }
+    Records.push_back(std::move(R));
+  }
+
+private:
+  std::vector<DiagnosticRecord> &Records;
+  const std::map<unsigned, const char *> &StableIds;
+
+  static const char *severity(clang::DiagnosticsEngine::Level Level) {
+    switch (Level) {
+    case clang::DiagnosticsEngine::Note:
+      return "note";
+    case clang::DiagnosticsEngine::Remark:
+      return "remark";
+    case clang::DiagnosticsEngine::Warning:
+      return "warning";
+    default:
+      return "error";
+    }
+  }
+};
+
+} // namespace
+
+Reporter::Reporter(llvm::raw_ostream &OS, bool Remarks, DiagnosticFormat Format)
     : Ids(new clang::DiagnosticIDs()), Options(new clang::DiagnosticOptions()), Remarks(Remarks),
       Files(clang::FileSystemOptions()) {
   Options->ShowColors = OS.has_colors();
-  Printer = std::make_unique<clang::TextDiagnosticPrinter>(OS, Options.get());
+  if (Format == DiagnosticFormat::Records)
+    Printer = std::make_unique<RecordingConsumer>(Records, StableIds);
+  else
+    Printer = std::make_unique<clang::TextDiagnosticPrinter>(OS, Options.get());
   FileDiags = std::make_unique<clang::DiagnosticsEngine>(Ids, Options, Printer.get(),
                                                          /*ShouldOwnClient=*/false);
   FileSources = std::make_unique<clang::SourceManager>(*FileDiags, Files);
@@ -66,6 +123,8 @@ unsigned Reporter::customId(diag::ID Id) {
     Level = clang::DiagnosticIDs::Warning;
   unsigned Custom = Ids->getCustomDiagID(Level, Format);
   CustomIds[Id] = Custom;
+  if (*Info.StableId)
+    StableIds[Custom] = Info.StableId;
   return Custom;
 }
 

@@ -8,15 +8,63 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Driver/Commands.h"
 #include "kfuse/Pipeline/Pipeline.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include "kfuse/Config/Config.h"
 
 namespace kfuse {
+
+namespace {
+
+/// `kfuse check --format=json`: each fusion's verdict, and every diagnostic
+/// with its id and place, as one document.
+void printJson(const CheckRequest &Request, const FusedFile *File,
+               const std::vector<FusionVerdict> &Verdicts, const Reporter &Diags,
+               llvm::raw_ostream &Out) {
+  llvm::json::OStream J(Out, 2);
+  J.object([&] {
+    J.attribute("config", Request.ConfigPath);
+    J.attribute("fuses", File != nullptr);
+    J.attributeArray("fusions", [&] {
+      for (const FusionVerdict &V : Verdicts)
+        J.object([&] {
+          J.attribute("name", V.Fusion);
+          // Without errors in the whole config, fuse writes it; with some,
+          // whether it would fuse on its own.
+          J.attribute("fuses", V.Fuses);
+          J.attribute("alternative", V.Alternative);
+          if (!File)
+            return;
+          for (const FusedKernel &K : File->Kernels)
+            if (K.Fusion == V.Fusion) {
+              J.attribute("kernels", static_cast<int64_t>(K.Sections.size()));
+              J.attribute("threads_per_block", static_cast<int64_t>(K.BlockThreads));
+              J.attribute("grid", gridModeName(K.Layout.Grid));
+            }
+        });
+    });
+    J.attributeArray("diagnostics", [&] {
+      for (const DiagnosticRecord &D : Diags.records())
+        J.object([&] {
+          J.attribute("severity", D.Severity);
+          J.attribute("id", D.Id);
+          J.attribute("file", D.File);
+          J.attribute("line", static_cast<int64_t>(D.Line));
+          J.attribute("column", static_cast<int64_t>(D.Column));
+          J.attribute("message", D.Message);
+        });
+    });
+  });
+  Out << "\n";
+}
+
+} // namespace
 
 int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporter &Diags,
              llvm::raw_ostream &Out) {
@@ -33,6 +81,10 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
   }
   std::vector<FusionVerdict> Verdicts;
   std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags, &Verdicts);
+  if (Request.Json) {
+    printJson(Request, Fused ? &Fused->File : nullptr, Verdicts, Diags, Out);
+    return Fused ? 0 : 1;
+  }
   if (!Fused) {
     // Which fusions the errors above stop, and which would fuse on their own.
     for (const FusionVerdict &V : Verdicts)

@@ -161,6 +161,14 @@ cl::opt<std::string> ResourceDir(
              " beside kfuse's directory, else the one it was built with)"),
     cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune), cl::sub(Suggest),
     cl::cat(Category));
+enum class OutputFormat { Text, Json };
+cl::opt<OutputFormat>
+    Format("format",
+           cl::desc("How check reports: 'text' (default) or 'json' (one document on stdout: "
+                    "each fusion's verdict and every diagnostic, its id and place)"),
+           cl::values(clEnumValN(OutputFormat::Text, "text", "as a compiler prints"),
+                      clEnumValN(OutputFormat::Json, "json", "one JSON document")),
+           cl::init(OutputFormat::Text), cl::sub(Check), cl::cat(Category));
 cl::opt<bool> ShowRemarks("remarks",
                           cl::desc("Also print remarks: what kfuse chose where the config is "
                                    "silent (the grid, a kernel left as launched)"),
@@ -274,7 +282,9 @@ int runCommand(int argc, const char **argv) {
     Settings.BuildDir = BuildDir;
   Settings.ExtraArgs = Extra;
 
-  kfuse::Reporter Diags(errs(), ShowRemarks);
+  kfuse::Reporter Diags(errs(), ShowRemarks,
+                        Check && Format == OutputFormat::Json ? kfuse::DiagnosticFormat::Records
+                                                              : kfuse::DiagnosticFormat::Text);
   if (Fuse) {
     kfuse::FuseRequest Request;
     Request.ConfigPath = ConfigPath;
@@ -308,6 +318,7 @@ int runCommand(int argc, const char **argv) {
   if (Check) {
     kfuse::CheckRequest Request{ConfigPath, Given(FusionName), Given(Tuning)};
     Request.RewriteLaunches = RewriteLaunches;
+    Request.Json = Format == OutputFormat::Json;
     return kfuse::runCheck(Settings, Request, Diags, outs());
   }
   if (Tune) {

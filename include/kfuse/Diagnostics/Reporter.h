@@ -24,11 +24,25 @@
 
 namespace kfuse {
 
+/// A diagnostic as data, for tools (`kfuse check --format=json`).
+struct DiagnosticRecord {
+  std::string Severity; ///< "error", "warning", "note" or "remark".
+  std::string Id;       ///< "kfuse-rewrite-overlap"; empty for Clang's own.
+  std::string File;     ///< Empty for one that belongs to no file.
+  unsigned Line = 0, Column = 0;
+  std::string Message; ///< Without the id.
+};
+
+/// How the reporter gives what it reports: printed as Clang prints, or kept
+/// as records for the caller to print.
+enum class DiagnosticFormat { Text, Records };
+
 class Reporter {
 public:
   /// Remarks (what kfuse chose for the user, such as the grid) are printed
   /// only when \p Remarks asks for them, as Clang prints them only for -R.
-  explicit Reporter(llvm::raw_ostream &OS, bool Remarks = false);
+  explicit Reporter(llvm::raw_ostream &OS, bool Remarks = false,
+                    DiagnosticFormat Format = DiagnosticFormat::Text);
   ~Reporter();
   Reporter(const Reporter &) = delete;
   Reporter &operator=(const Reporter &) = delete;
@@ -56,6 +70,8 @@ public:
   /// Prints refusals as warnings from now on: `kfuse list` warns of what
   /// would refuse a fusion, and fails only on errors of its own.
   void refusalsAsWarnings();
+  /// With DiagnosticFormat::Records: everything reported, in order.
+  const std::vector<DiagnosticRecord> &records() const { return Records; }
 
 private:
   clang::DiagnosticsEngine &engineFor(clang::SourceManager *SM);
@@ -69,6 +85,8 @@ private:
   bool Remarks;
   bool RefusalWarnings = false;
   std::vector<diag::ID> Refusals;
+  std::vector<DiagnosticRecord> Records;
+  std::map<unsigned, const char *> StableIds; ///< By the engine's custom id.
   // Files kfuse reads itself, so their problems can point into them.
   clang::FileManager Files;
   std::unique_ptr<clang::DiagnosticsEngine> FileDiags;

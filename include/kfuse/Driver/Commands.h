@@ -58,6 +58,9 @@ struct CheckRequest {
   std::optional<std::string> Tuning; ///< Check the layouts the measurements chose.
   /// Also the launch rewrite, as `fuse --rewrite-launches -i` would make it.
   bool RewriteLaunches = false;
+  /// One JSON document on the output: the verdicts and the diagnostics the
+  /// reporter kept as records (DiagnosticFormat::Records).
+  bool Json = false;
 };
 
 /// Runs every check and rewrite of `kfuse fuse` and writes nothing: reports
