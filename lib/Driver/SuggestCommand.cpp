@@ -553,22 +553,23 @@ private:
   Readiness readiness(const Config &C, size_t K, SourceParser &Parser) {
     Readiness R;
     R.Ids = namesOf(C.Fusions[K]);
-    std::string Messages;
-    if (fuses(C, K, Parser, Messages))
+    std::vector<DiagnosticRecord> Found;
+    if (fuses(C, K, Parser, Found))
       return R;
     // Kernels that read variables the program writes fuse in the place of
     // their files: the config then says `replace:`.
-    if (Messages.find("[kfuse-device-variable]") != std::string::npos) {
+    if (llvm::any_of(Found,
+                     [](const DiagnosticRecord &D) { return D.Id == "kfuse-device-variable"; })) {
       Config Replacing = C;
       for (const std::string &Id : C.Fusions[K].Kernels)
         Replacing.Replace.push_back(C.findKernel(Id)->ResolvedFile);
-      std::string Again;
+      std::vector<DiagnosticRecord> Again;
       if (fuses(Replacing, K, Parser, Again)) {
         R.Replacing = true;
         return R;
       }
     }
-    R.Refusals = errorLines(Messages);
+    R.Refusals = errorLines(Found);
     return R;
   }
 
@@ -605,28 +606,28 @@ private:
     return Key;
   }
 
-  /// Whether kfuse fuses fusion \p K of \p C; its messages when not.
-  bool fuses(const Config &C, size_t K, SourceParser &Parser, std::string &Messages) {
-    llvm::raw_string_ostream Stream(Messages);
-    Reporter Local(Stream);
+  /// Whether kfuse fuses fusion \p K of \p C; what it reported when not.
+  bool fuses(const Config &C, size_t K, SourceParser &Parser,
+             std::vector<DiagnosticRecord> &Found) {
+    Reporter Local(llvm::nulls(), /*Remarks=*/false, DiagnosticFormat::Records);
     FusionPipeline Pipeline(C, Parser, Local, Facts);
     Pipeline.load({&C.Fusions[K]});
-    return Pipeline.resolved(0) && Pipeline.fuse(0).has_value() && !Local.errorCount();
+    bool Fuses = Pipeline.resolved(0) && Pipeline.fuse(0).has_value() && !Local.errorCount();
+    Found = Local.records();
+    return Fuses;
   }
 
-  /// "file:line:col: error: message [id]" lines, from "error: " on.
-  static std::vector<std::string> errorLines(const std::string &Messages) {
+  /// Each error as the table shows it: "message [id] (file:line:col)".
+  static std::vector<std::string> errorLines(const std::vector<DiagnosticRecord> &Found) {
     std::vector<std::string> Lines;
-    llvm::SmallVector<llvm::StringRef> All;
-    llvm::StringRef(Messages).split(All, '\n');
-    for (llvm::StringRef Line : All) {
-      size_t At = Line.find("error: ");
-      if (At == llvm::StringRef::npos)
+    for (const DiagnosticRecord &D : Found) {
+      if (D.Severity != "error")
         continue;
-      llvm::StringRef Where = Line.take_front(At).rtrim(": ");
-      std::string Text = Line.drop_front(At + 7).str();
-      Lines.push_back(Where.empty() ? Text
-                                    : Text + " (" + llvm::sys::path::filename(Where).str() + ")");
+      std::string Text = D.Message + (D.Id.empty() ? "" : " [" + D.Id + "]");
+      if (!D.File.empty())
+        Text += " (" + llvm::sys::path::filename(D.File).str() + ":" + std::to_string(D.Line) +
+                ":" + std::to_string(D.Column) + ")";
+      Lines.push_back(Text);
     }
     if (Lines.empty())
       Lines.push_back("refused");
