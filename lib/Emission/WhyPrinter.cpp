@@ -101,8 +101,9 @@ std::string paragraph(const FusionExplanation &E) {
          (Est.Bound == EstimateBound::Memory ? "bandwidth" : "issue rate");
   S += Est.Calibrated ? "." : " (shares of peak: the profile lacks DRAM bytes or instructions).";
   if (E.Fastest && E.Sequential)
-    S += " Measured: '" + E.Fastest->Name + "' " + fixed(E.measuredSpeedup(), 2) + "x (" +
-         fixed(E.Fastest->Median, 4) + " ms); the estimated time is " + errorWords(E.error()) + ".";
+    S += " Measured: '" + E.Fastest->Name + "' " + fixed(E.measuredSpeedup(), 2) + "x over '" +
+         E.Sequential->Name + "' (" + fixed(E.Fastest->Median, 4) + " ms); the estimated time is " +
+         errorWords(E.error()) + ".";
   S += "\n\n";
   if (E.Fastest && E.FastestProfile)
     S += "The fastest variant, " + describeProfile(E, *E.Fastest, *E.FastestProfile) + "\n\n";
@@ -135,7 +136,8 @@ std::string printExplanations(const TuneResults &R, const std::vector<FusionExpl
     S += " The harness measured no peaks: estimates use the profile's shares of peak.";
   S += "\n\nThe estimate (kfuse suggest's model, docs/suggest.md) against the fastest variant "
        "the harness measured, both over the launches one after the other:\n\n"
-       "| fusion | estimate | measured | fastest variant | estimate's error | bound by |\n"
+       "| fusion | estimate | measured (over sequential) | fastest variant | estimate's error | "
+       "bound by |\n"
        "|---|---|---|---|---|---|\n";
   for (const FusionExplanation &E : All) {
     S += "| " + E.Fusion + " | ";
