@@ -13,6 +13,7 @@
 #include "kfuse/Pipeline/Pipeline.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
@@ -64,6 +65,80 @@ void printJson(const CheckRequest &Request, const FusedFile *File,
   Out << "\n";
 }
 
+/// The diagnostics as a SARIF 2.1.0 log, as `clang -fdiagnostics-format=sarif`
+/// writes one: a rule per kfuse id, a result per diagnostic, its notes as
+/// related locations.
+void printSarif(const Reporter &Diags, llvm::raw_ostream &Out) {
+  const std::vector<DiagnosticRecord> &All = Diags.records();
+  std::vector<std::string> Rules;
+  for (const DiagnosticRecord &D : All)
+    if (!D.Id.empty() && !llvm::is_contained(Rules, D.Id))
+      Rules.push_back(D.Id);
+  llvm::json::OStream J(Out, 2);
+  auto Location = [&](const DiagnosticRecord &D) {
+    J.object([&] {
+      J.attributeObject("physicalLocation", [&] {
+        J.attributeObject("artifactLocation", [&] {
+          llvm::SmallString<256> Absolute(D.File);
+          llvm::sys::fs::make_absolute(Absolute);
+          J.attribute("uri", "file://" + std::string(Absolute));
+        });
+        if (D.Line)
+          J.attributeObject("region", [&] {
+            J.attribute("startLine", static_cast<int64_t>(D.Line));
+            J.attribute("startColumn", static_cast<int64_t>(D.Column));
+          });
+      });
+    });
+  };
+  auto Result = [&](size_t I) {
+    const DiagnosticRecord &D = All[I];
+    J.object([&] {
+      if (!D.Id.empty()) {
+        J.attribute("ruleId", D.Id);
+        J.attribute("ruleIndex", static_cast<int64_t>(llvm::find(Rules, D.Id) - Rules.begin()));
+      }
+      J.attribute("level", D.Severity == "remark" ? "note" : D.Severity);
+      J.attributeObject("message", [&] { J.attribute("text", D.Message); });
+      J.attributeArray("locations", [&] {
+        if (!D.File.empty())
+          Location(D);
+      });
+      J.attributeArray("relatedLocations", [&] {
+        for (size_t N = I + 1; N < All.size() && All[N].Severity == "note"; ++N)
+          if (!All[N].File.empty())
+            Location(All[N]);
+      });
+    });
+  };
+  J.object([&] {
+    J.attribute(
+        "$schema",
+        "https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json");
+    J.attribute("version", "2.1.0");
+    J.attributeArray("runs", [&] {
+      J.object([&] {
+        J.attributeObject("tool", [&] {
+          J.attributeObject("driver", [&] {
+            J.attribute("name", "kfuse");
+            J.attribute("version", Version);
+            J.attributeArray("rules", [&] {
+              for (const std::string &Id : Rules)
+                J.object([&] { J.attribute("id", Id); });
+            });
+          });
+        });
+        J.attributeArray("results", [&] {
+          for (size_t I = 0; I < All.size(); ++I)
+            if (All[I].Severity != "note") // With the result before it.
+              Result(I);
+        });
+      });
+    });
+  });
+  Out << "\n";
+}
+
 } // namespace
 
 int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporter &Diags,
@@ -81,8 +156,12 @@ int runCheck(const ParseSettings &Settings, const CheckRequest &Request, Reporte
   }
   std::vector<FusionVerdict> Verdicts;
   std::optional<FusionOutput> Fused = fuseConfig(Settings, Input, Diags, &Verdicts);
-  if (Request.Json) {
+  if (Request.Output == CheckOutput::Json) {
     printJson(Request, Fused ? &Fused->File : nullptr, Verdicts, Diags, Out);
+    return Fused ? 0 : 1;
+  }
+  if (Request.Output == CheckOutput::Sarif) {
+    printSarif(Diags, Out);
     return Fused ? 0 : 1;
   }
   if (!Fused) {

@@ -161,14 +161,16 @@ cl::opt<std::string> ResourceDir(
              " beside kfuse's directory, else the one it was built with)"),
     cl::sub(Fuse), cl::sub(Check), cl::sub(List), cl::sub(Tune), cl::sub(Suggest),
     cl::cat(Category));
-enum class OutputFormat { Text, Json };
-cl::opt<OutputFormat>
-    Format("format",
-           cl::desc("How check reports: 'text' (default) or 'json' (one document on stdout: "
-                    "each fusion's verdict and every diagnostic, its id and place)"),
-           cl::values(clEnumValN(OutputFormat::Text, "text", "as a compiler prints"),
-                      clEnumValN(OutputFormat::Json, "json", "one JSON document")),
-           cl::init(OutputFormat::Text), cl::sub(Check), cl::cat(Category));
+enum class OutputFormat { Text, Json, Sarif };
+cl::opt<OutputFormat> Format(
+    "format",
+    cl::desc("How check reports: 'text' (default), 'json' (one document on stdout: each "
+             "fusion's verdict and every diagnostic, its id and place) or 'sarif' (SARIF 2.1.0, "
+             "for CI systems and editors)"),
+    cl::values(clEnumValN(OutputFormat::Text, "text", "as a compiler prints"),
+               clEnumValN(OutputFormat::Json, "json", "one JSON document"),
+               clEnumValN(OutputFormat::Sarif, "sarif", "a SARIF 2.1.0 log")),
+    cl::init(OutputFormat::Text), cl::sub(Check), cl::cat(Category));
 cl::opt<bool> ShowRemarks("remarks",
                           cl::desc("Also print remarks: what kfuse chose where the config is "
                                    "silent (the grid, a kernel left as launched)"),
@@ -283,7 +285,7 @@ int runCommand(int argc, const char **argv) {
   Settings.ExtraArgs = Extra;
 
   kfuse::Reporter Diags(errs(), ShowRemarks,
-                        Check && Format == OutputFormat::Json ? kfuse::DiagnosticFormat::Records
+                        Check && Format != OutputFormat::Text ? kfuse::DiagnosticFormat::Records
                                                               : kfuse::DiagnosticFormat::Text);
   if (Fuse) {
     kfuse::FuseRequest Request;
@@ -318,7 +320,9 @@ int runCommand(int argc, const char **argv) {
   if (Check) {
     kfuse::CheckRequest Request{ConfigPath, Given(FusionName), Given(Tuning)};
     Request.RewriteLaunches = RewriteLaunches;
-    Request.Json = Format == OutputFormat::Json;
+    Request.Output = Format == OutputFormat::Json    ? kfuse::CheckOutput::Json
+                     : Format == OutputFormat::Sarif ? kfuse::CheckOutput::Sarif
+                                                     : kfuse::CheckOutput::Text;
     return kfuse::runCheck(Settings, Request, Diags, outs());
   }
   if (Tune) {

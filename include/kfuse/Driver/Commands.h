@@ -52,15 +52,22 @@ struct FuseRequest {
 int runFuse(const ParseSettings &Settings, const FuseRequest &Request, Reporter &Diags,
             llvm::raw_ostream &Out);
 
+enum class CheckOutput {
+  Text,
+  Json,  ///< kfuse's own document: verdicts and diagnostics.
+  Sarif, ///< The diagnostics as a SARIF 2.1.0 log.
+};
+
 struct CheckRequest {
   std::string ConfigPath;
   std::optional<std::string> Fusion;
   std::optional<std::string> Tuning; ///< Check the layouts the measurements chose.
   /// Also the launch rewrite, as `fuse --rewrite-launches -i` would make it.
   bool RewriteLaunches = false;
-  /// One JSON document on the output: the verdicts and the diagnostics the
-  /// reporter kept as records (DiagnosticFormat::Records).
-  bool Json = false;
+  /// What goes to the output: the verdicts as text, or one document of the
+  /// verdicts and the diagnostics the reporter kept as records
+  /// (DiagnosticFormat::Records).
+  CheckOutput Output = CheckOutput::Text;
 };
 
 /// Runs every check and rewrite of `kfuse fuse` and writes nothing: reports
