@@ -270,22 +270,15 @@ std::string renderSummaryChartSvg(const TuneResults &R, const std::vector<Evalua
     Chart.line("grid", X(S), Top, X(S), Bottom, Grid);
     Chart.text("axis", X(S), Bottom + RowHeight * 0.8, fixed(S, 1) + "x", Ink, svg::Anchor::Middle);
   }
-  double Y = Top;
-  for (const auto &[Fusion, Bars] : Groups) {
-    Chart.text("fusion", 10, Y + RowHeight * 0.7, Fusion, Ink);
-    Y += RowHeight;
-    for (const Bar &B : Bars) {
-      Chart.text("candidate", 20, Y + RowHeight * 0.7, B.Label, Ink);
-      Chart.rect("bar", Left, Y + 4, std::max(1.0, X(B.Speedup) - Left), RowHeight - 8, B.Fill);
-      // Right of the bar, and of the native-best line where it would cross it.
-      std::string Text = shortTimes(B.Speedup);
-      double TX = X(B.Speedup) + 6;
-      if (TX < X(1) + 2 && TX + svg::textWidth(Text) > X(1) - 2)
-        TX = X(1) + 6;
-      Chart.text("value", TX, Y + RowHeight * 0.7, Text, Ink);
-      Y += RowHeight;
-    }
-  }
+  svg::groupedRows(Chart, Top, Groups, Ink, [&](const Bar &B, double Y) {
+    Chart.rect("bar", Left, Y + 4, std::max(1.0, X(B.Speedup) - Left), RowHeight - 8, B.Fill);
+    // Right of the bar, and of the native-best line where it would cross it.
+    std::string Text = shortTimes(B.Speedup);
+    double TX = X(B.Speedup) + 6;
+    if (TX < X(1) + 2 && TX + svg::textWidth(Text) > X(1) - 2)
+      TX = X(1) + 6;
+    Chart.text("value", TX, Y + RowHeight * 0.7, Text, Ink);
+  });
   Chart.line("native-best", X(1), Top, X(1), Bottom, Kept, 2, true);
   return Chart.str();
 }

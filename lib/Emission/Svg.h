@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kfuse {
 namespace svg {
@@ -48,6 +50,24 @@ private:
   double Width, Height;
   std::ostringstream Body;
 };
+
+/// Rows of bars in groups: a row naming each group, then a row per bar
+/// labelled with its Label, which \p Draw draws at the row's top.
+template <typename Bar, typename DrawBar>
+void groupedRows(Document &Chart, double Top,
+                 const std::vector<std::pair<std::string, std::vector<Bar>>> &Groups, Colour Ink,
+                 DrawBar Draw) {
+  double Y = Top;
+  for (const auto &[Group, Bars] : Groups) {
+    Chart.text("fusion", 10, Y + RowHeight * 0.7, Group, Ink);
+    Y += RowHeight;
+    for (const Bar &B : Bars) {
+      Chart.text("candidate", 20, Y + RowHeight * 0.7, B.Label, Ink);
+      Draw(B, Y);
+      Y += RowHeight;
+    }
+  }
+}
 
 } // namespace svg
 } // namespace kfuse

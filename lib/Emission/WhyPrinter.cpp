@@ -208,20 +208,13 @@ std::string renderThroughputChartSvg(const std::vector<FusionExplanation> &All) 
     Chart.text("axis", X, Top + Rows * RowHeight + RowHeight * 0.8, std::to_string(P) + "%", Ink,
                svg::Anchor::Middle);
   }
-  double Y = Top;
-  for (const auto &[Fusion, Bars] : Groups) {
-    Chart.text("fusion", 10, Y + RowHeight * 0.7, Fusion, Ink);
-    Y += RowHeight;
-    for (const Bar &B : Bars) {
-      Chart.text("candidate", 20, Y + RowHeight * 0.7, B.Label, Ink);
-      double H = (RowHeight - 6) / 2;
-      if (B.Dram)
-        Chart.rect("dram", Left, Y + 2, Area * std::clamp(*B.Dram, 0.0, 100.0) / 100, H, Dram);
-      if (B.Sm)
-        Chart.rect("sm", Left, Y + 2 + H, Area * std::clamp(*B.Sm, 0.0, 100.0) / 100, H, Sm);
-      Y += RowHeight;
-    }
-  }
+  svg::groupedRows(Chart, Top, Groups, Ink, [&](const Bar &B, double Y) {
+    double H = (RowHeight - 6) / 2;
+    if (B.Dram)
+      Chart.rect("dram", Left, Y + 2, Area * std::clamp(*B.Dram, 0.0, 100.0) / 100, H, Dram);
+    if (B.Sm)
+      Chart.rect("sm", Left, Y + 2 + H, Area * std::clamp(*B.Sm, 0.0, 100.0) / 100, H, Sm);
+  });
   return Chart.str();
 }
 
