@@ -579,10 +579,25 @@ def gen_chain(rng, cid):
     b = rng.choice(BLOCKS)
     b2 = b if rng.random() < 0.85 else rng.choice(BLOCKS)
     e1, e2 = rng.sample(EXPRS[:5], 2)
+    # Grid-stride kernels on a fixed grid, whose temporaries stay in
+    # registers only where kfuse runs their loops in step.
+    stride = rng.random() < 0.5
+
+    def kernel(name, params, body):
+        if not stride:
+            return (f"__global__ void {name}({params}, int n) {{\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n")
+        inner = "".join("  " + line + "\n" for line in body.splitlines())
+        return (f"__global__ void {name}({params}, int n) {{\n"
+                "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;"
+                " i += blockDim.x * gridDim.x) {\n" + inner + "  }\n}\n")
+
+    def grid(block):
+        return "120" if stride else f"(n + {block} - 1) / {block}"
+
     rmw = variant == "read_modify"
-    produce = (f"__global__ void produce{S}(const float *in, float *tmp, int n) {{\n"
-               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               f"  if (i < n)\n    tmp[i] = {e1}{' + tmp[i] * 0.5f' if rmw else ''};\n}}\n")
+    produce = kernel(f"produce{S}", "const float *in, float *tmp",
+                     f"  if (i < n)\n    tmp[i] = {e1}{' + tmp[i] * 0.5f' if rmw else ''};\n")
     e2t = e2.replace("in[i]", "t")
     consumers = {
         "consume": ("const float *tmp, float *out", "  if (i < n) {\n    float t = tmp[i];\n"
@@ -602,16 +617,14 @@ def gen_chain(rng, cid):
                         "  if (i < n)\n    state[(i + 1) % n] = tmp[i] * 0.5f;\n"),
     }
     params, body = consumers[second]
-    device = produce + (f"__global__ void {second}{S}({params}, int n) {{\n"
-                        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n")
+    device = produce + kernel(f"{second}{S}", params, body)
     three = variant.startswith("three")
     if three:
         # three_far writes the next thread's state, which that thread's
         # producer reads: only the first and the last launch meet.
         at = "(i + 1) % n" if variant == "three_far" else "i"
-        device += (f"__global__ void settle{S}(float *state, const float *o, int n) {{\n"
-                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                   f"  if (i < n)\n    state[{at}] = state[{at}] * 0.5f + o[i] * 0.25f;\n}}\n")
+        device += kernel(f"settle{S}", "float *state, const float *o",
+                         f"  if (i < n)\n    state[{at}] = state[{at}] * 0.5f + o[i] * 0.25f;\n")
     steps = rng.choice([1, 2, 3]) if variant != "loop_temp" else rng.choice([2, 3, 4])
     named = [("in", "n"), ("out", "n"), ("out2", "n")]
     setup = ("  const int n = 1 << 16;\n" + buffers(named, cid * 5, ["in", "out"])
@@ -620,12 +633,12 @@ def gen_chain(rng, cid):
     n2 = "n - 1" if variant == "offset" else "n"
 
     def pair(out, swapped):
-        l1 = f"    produce{S}<<<(n + {b} - 1) / {b}, {b}>>>(in, tmp, n);\n"
+        l1 = f"    produce{S}<<<{grid(b)}, {b}>>>(in, tmp, n);\n"
         # An update takes the state the producer read and the producer's result.
         args = f"{tmp_arg}, tmp" if second.startswith("update") else f"{tmp_arg}, {out}"
-        l2 = f"    {second}{S}<<<(n + {b2} - 1) / {b2}, {b2}>>>({args}, {n2});\n"
+        l2 = f"    {second}{S}<<<{grid(b2)}, {b2}>>>({args}, {n2});\n"
         if three:
-            l3 = f"    settle{S}<<<(n + {b} - 1) / {b}, {b}>>>(in, {out}, n);\n"
+            l3 = f"    settle{S}<<<{grid(b)}, {b}>>>(in, {out}, n);\n"
             return (l3 + l2 + l1) if swapped else (l1 + l2 + l3)
         return (l2 + l1) if swapped else (l1 + l2)
 
@@ -640,7 +653,7 @@ def gen_chain(rng, cid):
         if variant == "reused":
             inner += pair("out2", swapped).replace("(in, tmp", "(out, tmp")
         if variant == "read_after":
-            inner += f"    consume{S}<<<(n + {b} - 1) / {b}, {b}>>>(tmp, out2, n);\n" if second == "consume" else ""
+            inner += f"    consume{S}<<<{grid(b)}, {b}>>>(tmp, out2, n);\n" if second == "consume" else ""
         return f"  for (int t = 0; t < {steps}; ++t) {{\n{inner}  }}\n"
 
     back = ""
@@ -652,8 +665,8 @@ def gen_chain(rng, cid):
                + pair("out", False).replace("    ", "  ") + "}\n") if helper else ""
     host = step_fn + run_fn(cid, setup + loop(False) + back)
     control = device + run_fn(cid, setup + loop(True) + back) if unsafe else None
-    return Case(cid, "chain", variant + ("" if b == b2 else "/blocks"), unsafe, device, host,
-                control, judged=judged)
+    return Case(cid, "chain", variant + ("" if b == b2 else "/blocks") + ("/stride" if stride else ""),
+                unsafe, device, host, control, judged=judged)
 
 
 # ---------------------------------------------------------------------------

@@ -511,6 +511,10 @@ private:
         ++FusedToCheck;
       if (!Key.empty() && Found == Checked.end())
         Checked.emplace(Key, R);
+      for (const auto &[Flow, Why] : R.Stored) {
+        Target.Flows[Flow].Temporary = false;
+        Target.Flows[Flow].Kept = Why;
+      }
       if (R.Replacing)
         for (size_t M : Target.Members)
           if (!llvm::is_contained(Target.Replace, S.Launches[M].File))
@@ -535,7 +539,10 @@ private:
   struct Readiness {
     bool Replacing = false;            ///< Fuses with `replace:` only.
     std::vector<std::string> Refusals; ///< Empty when it fuses.
-    std::vector<std::string> Ids;      ///< Its kernels' entries and its name, which refusals name.
+    /// Temporaries no register can hold, by their place among the flows,
+    /// which fuse stored instead, and why they are stored.
+    std::map<size_t, std::string> Stored;
+    std::vector<std::string> Ids; ///< Its kernels' entries and its name, which refusals name.
 
     /// The same outcome for a candidate whose entries are \p Other.
     Readiness renamed(const std::vector<std::string> &Other) const {
@@ -569,8 +576,45 @@ private:
         return R;
       }
     }
+    if (storedInstead(C, K, Parser, Found, R))
+      return R;
     R.Refusals = errorLines(Found);
     return R;
+  }
+
+  /// Where a register cannot hold some temporaries and nothing else stops
+  /// the fusion: the most temporaries that stay registers while the fusion
+  /// fuses, trying each again after all are stored; the others go into R.Stored.
+  bool storedInstead(const Config &C, size_t K, SourceParser &Parser,
+                     const std::vector<DiagnosticRecord> &Found, Readiness &R) {
+    auto OnlyRegisters = llvm::all_of(Found, [](const DiagnosticRecord &D) {
+      return D.Severity != "error" || D.Id == "kfuse-temporary-not-private" ||
+             D.Id == "kfuse-temporary-read-elsewhere";
+    });
+    const std::vector<FlowSpec> &Flows = C.Fusions[K].Flows;
+    if (!OnlyRegisters || llvm::none_of(Flows, [](const FlowSpec &F) { return F.Temporary; }))
+      return false;
+    auto Error =
+        llvm::find_if(Found, [](const DiagnosticRecord &D) { return D.Severity == "error"; });
+    std::string Why = "no register can hold it (" + Error->Id + " at " +
+                      llvm::sys::path::filename(Error->File).str() + ":" +
+                      std::to_string(Error->Line) + ")";
+    Config Trial = C;
+    std::vector<DiagnosticRecord> Again;
+    for (FlowSpec &F : Trial.Fusions[K].Flows)
+      F.Temporary = false;
+    if (!fuses(Trial, K, Parser, Again))
+      return false;
+    for (size_t I = 0; I < Flows.size(); ++I) {
+      if (!Flows[I].Temporary)
+        continue;
+      Trial.Fusions[K].Flows[I].Temporary = true;
+      if (!fuses(Trial, K, Parser, Again)) {
+        Trial.Fusions[K].Flows[I].Temporary = false;
+        R.Stored[I] = Why;
+      }
+    }
+    return true;
   }
 
   /// The names a refusal of \p F may give: its kernels' entries, then its own.

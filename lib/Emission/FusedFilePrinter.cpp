@@ -7,6 +7,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace kfuse {
 namespace {
@@ -157,6 +158,43 @@ void printSection(llvm::raw_ostream &OS, const FusedSection &S) {
        << M.Name << "\")\n";
 }
 
+/// One loop over the elements around sections whose loops run in step,
+/// computed as the first section's loop computes it, in its view of the block.
+void printSteppedSections(llvm::raw_ostream &OS, const FusedKernel &K, const SteppedSections &G) {
+  const FusedSection &S = K.Sections[G.First];
+  std::string Header = G.Init + " " + G.Step;
+  auto Names = [&](llvm::StringRef Builtin) { return llvm::StringRef(Header).contains(Builtin); };
+  // Only the threads of the sections' range loop: a kernel beside them goes on.
+  OS << "// " << G.Comment << "\nif (";
+  if (S.Range.Begin != 0)
+    OS << "kfuse_tid >= " << S.Range.Begin << "u && ";
+  OS << "kfuse_tid < " << S.Range.Begin + S.Range.Active << "u) {\n";
+  printBlockView(OS, S,
+                 {Names("threadIdx"), Names("blockDim"), Names("blockIdx"), Names("gridDim")});
+  OS << "for (" << G.Type << " " << G.Variable << " = " << G.Init << "; " << G.Variable << " < "
+     << G.Bound << "; " << G.Variable << " += " << G.Step << ") {\n";
+  for (size_t I = G.First; I < G.First + G.Count; ++I)
+    printSection(OS, K.Sections[I]);
+  OS << "}\n}\n";
+}
+
+/// Sections [First, First + Count) one after the other, those whose loops
+/// run in step inside their loop over the elements. The layouts never put a
+/// group's sections in different loops: a register would not outlive one.
+void printSections(llvm::raw_ostream &OS, const FusedKernel &K, size_t First, size_t Count) {
+  for (size_t I = First; I < First + Count;) {
+    auto Group = std::find_if(K.InStep.begin(), K.InStep.end(),
+                              [&](const SteppedSections &G) { return G.First == I; });
+    if (Group == K.InStep.end()) {
+      printSection(OS, K.Sections[I++]);
+      continue;
+    }
+    assert(Group->First + Group->Count <= First + Count && "a group split between loops");
+    printSteppedSections(OS, K, *Group);
+    I += Group->Count;
+  }
+}
+
 /// With per-warpgroup registers, each range changes its allocation before
 /// its section, in a branch of its own that every thread of the range takes
 /// (setmaxnreg is per warpgroup, and a range that skipped it would keep the
@@ -230,8 +268,7 @@ void printProportionalLoop(llvm::raw_ostream &OS, const FusedKernel &K) {
   for (size_t I = 0; I < K.Loops.size(); ++I) {
     const BlockLoop &L = K.Loops[I];
     OS << "if (kfuse_pick.x == " << I << "u) {\n";
-    for (size_t S = L.First; S < L.First + L.Count; ++S)
-      printSection(OS, K.Sections[S]);
+    printSections(OS, K, L.First, L.Count);
     OS << "}\n";
   }
   OS << "// The next iteration reuses this one's shared memory.\n"
@@ -249,10 +286,9 @@ void printPerBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockL
   for (const RegisterValue &R : K.Registers)
     OS << R.Type << " &" << R.Name << " = " << R.PerBlockName << "[kfuse_j];\n";
   bool Synchronizes = false;
-  for (size_t I = First; I < First + Count; ++I) {
-    printSection(OS, K.Sections[I]);
+  printSections(OS, K, First, Count);
+  for (size_t I = First; I < First + Count; ++I)
     Synchronizes |= K.Sections[I].Synchronizes;
-  }
   if (Synchronizes) {
     OS << "// The next block reuses this one's barriers and shared memory.\n"
        << "if (kfuse_j + 1u < " << Blocks << "u)\n";
@@ -359,8 +395,7 @@ void printOnce(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop &L) 
      << "as their kernel's grid: it works with any 1-D grid.\n";
   printRangeGuard(OS, K, L);
   OS << "const unsigned kfuse_block = blockIdx.x;\n";
-  for (size_t I = L.First; I < L.First + L.Count; ++I)
-    printSection(OS, K.Sections[I]);
+  printSections(OS, K, L.First, L.Count);
   OS << "}\n";
 }
 
@@ -400,8 +435,7 @@ void printBlockLoop(llvm::raw_ostream &OS, const FusedKernel &K, const BlockLoop
   } else {
     if (L.Count > 1)
       printRegisters(OS, K);
-    for (size_t I = L.First; I < L.First + L.Count; ++I)
-      printSection(OS, K.Sections[I]);
+    printSections(OS, K, L.First, L.Count);
   }
   if (L.WaitBetween) {
     OS << "// The next iteration reuses this one's barriers and shared memory.\n";
@@ -462,8 +496,7 @@ void printKernel(llvm::raw_ostream &OS, const FusedKernel &K) {
     for (size_t I = 0; I < K.Sections.size(); ++I)
       printWarpgroupSection(OS, K, I);
   else
-    for (const FusedSection &S : K.Sections)
-      printSection(OS, S);
+    printSections(OS, K, 0, K.Sections.size());
   OS << "}\n\n";
 }
 
@@ -713,6 +746,31 @@ return begin_a + count * sizeof(A) <= begin_b || begin_b + count * sizeof(B) <= 
 )";
 }
 
+/// The value a register temporary passes, as the consumer would have loaded
+/// it: an empty volatile asm makes it opaque, so that neither nvcc nor
+/// ptxas contracts the consumer's arithmetic with the producer's
+/// (-fmad=true), which the original launches, storing it to memory between
+/// them, never did. A plain asm stops nvcc only: ptxas still fused the
+/// multiply and the add (CUDA 13.0, sm_90 SASS).
+void printAsStoredHelper(llvm::raw_ostream &OS) {
+  OS << R"(#ifndef KFUSE_AS_STORED_DEFINED
+#define KFUSE_AS_STORED_DEFINED
+// A value passed from one kernel to the next in a register, as it would have
+// been loaded from memory: no multiply-add spans the two kernels.
+template <typename T> __device__ __forceinline__ T kfuse_as_stored(T v) { return v; }
+__device__ __forceinline__ float kfuse_as_stored(float v) {
+asm volatile("" : "+f"(v));
+return v;
+}
+__device__ __forceinline__ double kfuse_as_stored(double v) {
+asm volatile("" : "+d"(v));
+return v;
+}
+#endif
+
+)";
+}
+
 /// Barriers over one kernel's range of threads, used by the rewritten bodies.
 void printBarrierHelpers(llvm::raw_ostream &OS) {
   OS << R"(#ifndef KFUSE_BARRIERS_DEFINED
@@ -917,6 +975,9 @@ std::string printFusedFile(const FusedFile &File) {
                            [](const FusedSection &S) { return S.ChecksApart; });
       }))
     printApartHelper(GS);
+  if (std::any_of(File.Kernels.begin(), File.Kernels.end(),
+                  [](const FusedKernel &K) { return !K.Registers.empty(); }))
+    printAsStoredHelper(GS);
   for (const FusedKernel &K : File.Kernels) {
     printKernel(GS, K);
     printLauncher(GS, K, File.LauncherHeader);

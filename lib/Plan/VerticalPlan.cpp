@@ -47,6 +47,11 @@ VerticalPlan planVerticalChain(const ChainProof &Proof) {
     Plan.Registers.push_back(*Flow.Register);
   }
   Plan.DeclaredAs = declarations(Plan.Aliases);
+  // Loops in step take the first's header: every launch repeats its grid.
+  if (!Proof.InStep.empty())
+    Plan.InStep.push_back({0, Proof.InStep});
+  for (size_t I = 1; I < Proof.InStep.size(); ++I)
+    Plan.SameGridAs.emplace(I, 0);
   return Plan;
 }
 
@@ -76,6 +81,10 @@ void addChain(VerticalPlan &Fusion, const VerticalPlan &Chain, size_t First) {
     Fusion.SameGridAs.emplace(Consumer + First, Producer + First);
   for (const auto &[Member, Dims] : Chain.UnitGrid)
     Fusion.UnitGrid[Member + First] = Dims;
+  for (StepGroup G : Chain.InStep) {
+    G.First += First;
+    Fusion.InStep.push_back(std::move(G));
+  }
 }
 
 } // namespace kfuse

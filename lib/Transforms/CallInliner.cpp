@@ -139,7 +139,8 @@ public:
 
   std::optional<std::string> run() {
     for (const BuiltinUse &U : Model.Builtins)
-      Ctx.Builtins.insert(U.Var);
+      if (!inStepHeader(*U.Ref))
+        Ctx.Builtins.insert(U.Var);
     RenameMap Locals = freshNames(Model, Prefix, /*Params=*/false, Ctx.Names);
     Renames.insert(Locals.begin(), Locals.end());
     // Analysis refused a local that keeps its name where an inlined body
@@ -165,6 +166,8 @@ public:
     // Last: it reads the loop's body with every other edit made.
     if (Ctx.Strides && Ctx.Strides->Loop.Variable->getDeclContext() == Model.Decl)
       Ok &= coarsenLoop(*Ctx.Strides);
+    if (Ctx.InStep && Ctx.InStep->Loop.Variable->getDeclContext() == Model.Decl)
+      Ok &= oneIteration(*Ctx.InStep);
     if (!Ok)
       return std::nullopt;
     std::string Text = Edits.rewrittenText(Model.Decl->getBody()->getSourceRange());
@@ -232,6 +235,61 @@ private:
     T += Edits.rewrittenText(Loop.getBody()->getSourceRange()) +
          (llvm::isa<clang::CompoundStmt>(Loop.getBody()) ? "" : ";") + "\n}\n}\n}";
     // With the semicolon that ends a body of one statement.
+    return Edits.replaceStatement(Loop, T, "a grid-stride loop");
+  }
+
+  /// Whether \p E lies in the header of the loop that runs in step, which
+  /// the loop around the sections computes instead.
+  bool inStepHeader(const clang::Expr &E) const {
+    if (!Ctx.InStep || Ctx.InStep->Loop.Variable->getDeclContext() != Model.Decl)
+      return false;
+    const clang::ForStmt &Loop = *Ctx.InStep->Loop.Loop;
+    const clang::SourceManager &SM = AST.getSourceManager();
+    return SM.isPointWithin(SM.getExpansionLoc(E.getBeginLoc()),
+                            SM.getExpansionLoc(Loop.getBeginLoc()),
+                            SM.getExpansionLoc(Loop.getRParenLoc()));
+  }
+
+  /// Whether \p Body names \p V outside the accesses that became registers.
+  bool namedOutsideRegisters(const clang::VarDecl &V, const clang::Stmt &Body) const {
+    struct Finder : clang::RecursiveASTVisitor<Finder> {
+      const clang::VarDecl *V;
+      std::vector<const clang::DeclRefExpr *> Found;
+      bool VisitDeclRefExpr(clang::DeclRefExpr *R) {
+        if (R->getDecl() == V)
+          Found.push_back(R);
+        return true;
+      }
+    } Find;
+    Find.V = &V;
+    Find.TraverseStmt(const_cast<clang::Stmt *>(&Body));
+    const clang::SourceManager &SM = AST.getSourceManager();
+    return llvm::any_of(Find.Found, [&](const clang::DeclRefExpr *R) {
+      clang::SourceLocation At = SM.getExpansionLoc(R->getLocation());
+      return llvm::none_of(Ctx.Replaced, [&](const auto &Site) {
+        return SM.isPointWithin(At, SM.getExpansionLoc(Site.first->getBeginLoc()),
+                                SM.getExpansionLoc(Site.first->getEndLoc()));
+      });
+    });
+  }
+
+  /// The grid-stride loop runs the one iteration of element S.Element: the
+  /// loop over the elements stands around the sections.
+  bool oneIteration(const StepIteration &S) {
+    const clang::ForStmt &Loop = *S.Loop.Loop;
+    std::string Type =
+        S.Loop.Variable->getType().getCanonicalType().getUnqualifiedType().getAsString(
+            AST.getPrintingPolicy());
+    auto Renamed = Renames.find(S.Loop.Variable);
+    std::string Var = Renamed != Renames.end() ? Renamed->second : S.Loop.Variable->getName().str();
+    // A body whose every access became a register names it no more.
+    std::string Declaration = namedOutsideRegisters(*S.Loop.Variable, *Loop.getBody())
+                                  ? Type + " " + Var + " = " + S.Element + ";\n"
+                                  : "";
+    std::string T = "{\n// One iteration of the grid-stride loop, in step with the other "
+                    "kernels' loops.\n" +
+                    Declaration + Edits.rewrittenText(Loop.getBody()->getSourceRange()) +
+                    (llvm::isa<clang::CompoundStmt>(Loop.getBody()) ? "" : ";") + "\n}";
     return Edits.replaceStatement(Loop, T, "a grid-stride loop");
   }
 

@@ -117,29 +117,6 @@ std::string origin(const FusionMember &M) {
 /// The parameter as the user declared it, under its new name. Falls back to
 /// Clang's spelling of the type when the declaration comes from a macro or
 /// a template.
-/// The parameters \p Kernel's body changes (`p += offset`, `n--`, a
-/// member of a struct parameter, one bound to a non-const reference).
-std::set<const clang::ParmVarDecl *> changedParams(const clang::FunctionDecl &Kernel) {
-  std::set<const clang::ParmVarDecl *> Changed;
-  forEachMutation(Kernel.getBody(), [&](const clang::Expr *E) {
-    while (true) {
-      E = E->IgnoreParenImpCasts();
-      if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E); M && !M->isArrow())
-        E = M->getBase();
-      else if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E);
-               A && A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-        E = A->getBase();
-      else
-        break;
-    }
-    if (const auto *R = llvm::dyn_cast<clang::DeclRefExpr>(E))
-      if (const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(R->getDecl());
-          P && P->getDeclContext() == &Kernel)
-        Changed.insert(P);
-  });
-  return Changed;
-}
-
 /// \p P as Clang prints it, under \p Name. The fused kernel stands outside
 /// the kernel's namespaces: its types are named from the global scope.
 std::string printedDeclaration(const clang::ParmVarDecl &P, const std::string &Name,
@@ -225,6 +202,8 @@ struct BuiltNames {
   std::map<size_t, std::string> Launches;
   /// Per member: its accesses that read or write a register.
   std::map<size_t, std::map<const clang::Expr *, std::string>> Registers;
+  /// Per member whose loop runs in step: the variable of the element.
+  std::map<size_t, std::string> StepElement;
 };
 
 /// A copy of parameter \p P (named \p Name) the section may change. A
@@ -337,7 +316,10 @@ public:
     Ctx.Replaced = Built.Registers[Index];
     Ctx.Block = S.Block;
     Ctx.OneWarpReductions = Options.OneWarpReductions;
-    if (auto It = Options.ReadAhead.find(Index); It != Options.ReadAhead.end())
+    // A loop in step runs one iteration at a time: none ahead of another.
+    if (const StepLoop *L = stepLoop())
+      Ctx.InStep = StepIteration{L->Loop, Built.StepElement.at(Index)};
+    else if (auto It = Options.ReadAhead.find(Index); It != Options.ReadAhead.end())
       readAhead(It->second.first, It->second.second, Renames, Ctx, S);
     if (Chains && Chains->WaitBefore[Index]) {
       SectionContext Plain = Ctx;
@@ -499,6 +481,14 @@ private:
     return It == Chains->DeclaredAs.end() ? P : It->second;
   }
 
+  const StepLoop *stepLoop() const {
+    if (Chains)
+      for (const StepGroup &G : Chains->InStep)
+        if (Index >= G.First && Index < G.First + G.Loops.size())
+          return &G.Loops[Index - G.First];
+    return nullptr;
+  }
+
   bool dropped(const MemberParam &P) const {
     return Chains && std::count(Chains->Dropped.begin(), Chains->Dropped.end(), P);
   }
@@ -515,7 +505,42 @@ void declareRegisters(const VerticalPlan &Chains, FusedKernel &K, NameAllocator 
          R.ElementType, Name, Names.allocate(identifierFrom(R.Name) + "_per_block")});
     for (const auto &[Member, Accesses] : R.Accesses)
       for (const clang::Expr *E : Accesses)
-        Built.Registers[Member][E] = Name;
+        Built.Registers[Member][E] = R.Reads.count(E) ? "kfuse_as_stored(" + Name + ")" : Name;
+  }
+}
+
+std::string printed(const clang::Expr &E, const clang::ASTContext &AST) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  E.printPretty(OS, nullptr, AST.getPrintingPolicy());
+  return Text;
+}
+
+/// The loop over the elements around each group of sections whose loops
+/// run in step, and the variable each section's iteration takes. Its bound
+/// is the first section's name for it (sectionsBuilt).
+void declareSteps(const VerticalPlan &Chains, const std::vector<FusionMember> &Members,
+                  FusedKernel &K, NameAllocator &Names, BuiltNames &Built) {
+  for (const StepGroup &G : Chains.InStep) {
+    const GridStrideLoop &Loop = G.Loops.front().Loop;
+    clang::ASTContext &AST = Loop.Variable->getASTContext();
+    SteppedSections S;
+    S.First = G.First;
+    S.Count = G.Loops.size();
+    std::string Ids;
+    for (size_t I = 0; I < S.Count; ++I)
+      Ids += (I == 0 ? "'" : I + 1 == S.Count ? "' and '" : "', '") + Members[G.First + I].Spec->Id;
+    S.Comment = "Kernels " + Ids +
+                "' run their grid-stride loops in step: each element's iteration of every "
+                "kernel, then the next element's, so the values they pass stay in registers.";
+    S.Type = Loop.Variable->getType().getCanonicalType().getUnqualifiedType().getAsString(
+        AST.getPrintingPolicy());
+    S.Variable = Names.allocate(Members[G.First].Spec->Id + "_element");
+    S.Init = printed(*Loop.Init, AST);
+    S.Step = printed(*Loop.Step, AST);
+    for (size_t I = 0; I < S.Count; ++I)
+      Built.StepElement[G.First + I] = S.Variable;
+    K.InStep.push_back(std::move(S));
   }
 }
 
@@ -540,8 +565,10 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
        {"kfuse_tid", "kfuse_block", "kfuse_dynamic_shared", "kfuse_blocks", "kfuse_shared_bytes"})
     Names.reserve(Generated);
   BuiltNames Built;
-  if (Chains)
+  if (Chains) {
     declareRegisters(*Chains, K, Names, Built);
+    declareSteps(*Chains, Members, K, Names, Built);
+  }
   bool Ok = true;
   for (size_t I = 0; I < Members.size(); ++I) {
     std::optional<FusedSection> S =
@@ -552,6 +579,10 @@ std::optional<FusedKernel> fuseHorizontally(const std::string &Fusion,
   }
   if (!Ok)
     return std::nullopt;
+  for (size_t G = 0; Chains && G < K.InStep.size(); ++G) {
+    const StepGroup &Group = Chains->InStep[G];
+    K.InStep[G].Bound = Built.Params.at({Group.First, Group.Loops.front().Bound});
+  }
   return K;
 }
 

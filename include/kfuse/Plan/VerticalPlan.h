@@ -17,6 +17,13 @@
 
 namespace kfuse {
 
+/// Consecutive members whose grid-stride loops run in step: one iteration
+/// of each at a time (StepLoop.h).
+struct StepGroup {
+  size_t First = 0;
+  std::vector<StepLoop> Loops; ///< Per member from First on.
+};
+
 /// How the kernels of vertical chains share their parameters and data.
 /// Members are numbered in the chain, or across a whole fusion once its
 /// chains are added together.
@@ -37,6 +44,7 @@ struct VerticalPlan {
   std::map<size_t, size_t> SameGridAs;
   /// Per member of a flow: grid dimensions its launch must leave at 1.
   std::map<size_t, std::array<bool, 3>> UnitGrid;
+  std::vector<StepGroup> InStep;
 };
 
 /// The plan of one chain, numbered in the chain.

@@ -141,6 +141,17 @@ struct FusedSection {
   bool ChecksApart = false;
 };
 
+/// Sections whose grid-stride loops run in step (kfuse/Plan/VerticalPlan.h):
+/// one loop over the elements runs an iteration of each section per element.
+struct SteppedSections {
+  size_t First = 0, Count = 0;
+  std::string Comment;
+  std::string Type;     ///< Of the loops' variables.
+  std::string Variable; ///< The element, which each section's iteration takes.
+  /// As the first section's loop computes them, in its view of the block.
+  std::string Init, Bound, Step;
+};
+
 struct FusedKernel {
   std::string Fusion;
   std::string KernelName;
@@ -158,6 +169,7 @@ struct FusedKernel {
   std::vector<BlockLoop> Loops; ///< For persistent grids: every section in one.
   /// Values passed from one kernel to the next in registers.
   std::vector<RegisterValue> Registers;
+  std::vector<SteppedSections> InStep;
 };
 
 /// Declarations of an input file that the fused kernels may need.

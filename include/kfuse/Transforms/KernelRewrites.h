@@ -47,6 +47,13 @@ struct CoarseStrides {
   std::vector<AheadLoad> Loads;          ///< At Next or At.
 };
 
+/// A grid-stride loop that runs one iteration, in step with other kernels'
+/// loops (SteppedSections): its variable starts from Element's value.
+struct StepIteration {
+  GridStrideLoop Loop;
+  std::string Element;
+};
+
 /// What the rewrites of one kernel's part share: the kernel's body and the
 /// bodies inlined into it alike.
 struct SectionContext {
@@ -69,6 +76,8 @@ struct SectionContext {
   bool OneWarpReductions = false;
   /// The kernel's grid-stride loop, where it runs several iterations at a time.
   std::optional<CoarseStrides> Strides{};
+  /// The kernel's grid-stride loop, where it runs in step with others'.
+  std::optional<StepIteration> InStep{};
 
   // Found while rewriting, for the section's declarations.
   std::set<BuiltinVar> Builtins{};

@@ -95,17 +95,6 @@ bool readsBefore(const Expr *Read, const Expr *Write, ASTContext &AST) {
          within(Read, Assign->getRHS(), AST);
 }
 
-/// Parameters the body may change.
-std::set<const ParmVarDecl *> changedParams(const FunctionDecl &F) {
-  std::set<const ParmVarDecl *> Changed;
-  forEachMutation(F.getBody(), [&](const Expr *E) {
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-      if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
-        Changed.insert(P);
-  });
-  return Changed;
-}
-
 /// The scalar parameter n of the single guard n - i - 1 >= 0.
 const ParmVarDecl *boundOf(const std::vector<IndexCondition> &Guards, const IndexExpr &Index,
                            const FunctionDecl &F) {
@@ -452,8 +441,8 @@ FoundLoop gridStrideLoop(const FunctionDecl &F, const KernelAccesses &Accesses,
 
 } // namespace
 
-ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
-                                  std::optional<std::array<unsigned, 3>> Block) {
+ElementwiseResult findElementwiseForm(const KernelModel &Model, const KernelAccesses &Accesses,
+                                      std::optional<std::array<unsigned, 3>> Block) {
   auto No = [](std::string Why) { return ElementwiseResult{std::nullopt, std::move(Why)}; };
   const FunctionDecl &F = *Model.Decl;
   ASTContext &AST = F.getASTContext();
@@ -490,7 +479,6 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
     Index = L.Element;
   }
   const GridStrideLoop *Loop = K.Loop ? &*K.Loop : nullptr;
-  std::vector<const MemoryAccess *> Writes;
   for (const MemoryAccesses &Buffer : Accesses.Buffers) {
     if (Buffer.Accesses.empty())
       continue;
@@ -506,8 +494,6 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
                     " < n for a parameter n");
         K.Bound = Bound;
       }
-      if (A.writes())
-        Writes.push_back(&A);
     }
     K.Buffers.push_back({Buffer.Param, Buffer.writes()});
   }
@@ -520,6 +506,24 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
       return No("it compares unsigned values (line " +
                 std::to_string(AST.getSourceManager().getExpansionLineNumber(B->getOperatorLoc())) +
                 "), where '" + K.Bound->getName().str() + "' is signed");
+  K.Element = Index;
+  return {std::move(K), ""};
+}
+
+ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
+                                  std::optional<std::array<unsigned, 3>> Block) {
+  ElementwiseResult Form = findElementwiseForm(Model, Accesses, Block);
+  if (!Form.Kernel)
+    return Form;
+  ElementwiseKernel &K = *Form.Kernel;
+  ASTContext &AST = Model.Decl->getASTContext();
+  const GridStrideLoop *Loop = K.Loop ? &*K.Loop : nullptr;
+  const IndexExpr &Index = K.Element;
+  std::vector<const MemoryAccess *> Writes;
+  for (const MemoryAccesses &Buffer : Accesses.Buffers)
+    for (const MemoryAccess &A : Buffer.Accesses)
+      if (A.writes())
+        Writes.push_back(&A);
   // A site that reaches more than one buffer (`(f ? x : z)[i]`) reads the one
   // its condition picks: it stays where it is.
   std::map<const Expr *, unsigned> Reaches;
@@ -545,8 +549,8 @@ ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses
         K.Ahead.push_back({Site, Buffer.Param, Element});
     }
   if (K.Ahead.empty())
-    return No("no load comes before every store");
-  return {std::move(K), ""};
+    return {std::nullopt, "no load comes before every store"};
+  return Form;
 }
 
 bool coarsenable(const ElementwiseResult &E, bool AnyGrid) {

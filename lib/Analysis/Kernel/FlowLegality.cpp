@@ -282,6 +282,50 @@ private:
   std::map<MemberParam, MemberParam> Aliases;
   /// Scalar parameters' symbols in the chain's shared naming.
   std::map<MemberParam, Symbol> SameSymbol;
+  /// Why the members' loops cannot run in step, once asked: empty if they can.
+  std::optional<std::string> NotInStep;
+
+  /// Whether every member is one grid-stride loop (StepLoop.h) over the
+  /// same elements as the first's: the same bound, and the same start and
+  /// step (the same block gives them); fills Proof.InStep when they are.
+  /// Such members touch their element alone, so no flow among them is
+  /// shifted and none waits for its block inside the loop.
+  const std::string &whyNotInStep() {
+    if (NotInStep)
+      return *NotInStep;
+    std::vector<StepLoop> Loops;
+    for (size_t I = 0; I < Members.size() && !NotInStep; ++I) {
+      const FusionMember &M = *Members[I];
+      StepLoopResult R = findStepLoop(M.Model, Accesses[I], M.Spec->Block);
+      if (!R.Loop) {
+        NotInStep = "'" + M.Spec->Id + "' cannot run its loop in step: " + R.WhyNot;
+        break;
+      }
+      Loops.push_back(*R.Loop);
+      const StepLoop &First = Loops.front();
+      std::string Id0 = Members[0]->Spec->Id;
+      if (M.Spec->Block != Members[0]->Spec->Block)
+        NotInStep = "'" + Id0 + "' and '" + M.Spec->Id + "' run with different blocks";
+      else if (typeText(R.Loop->Loop.Variable->getType()) !=
+               typeText(First.Loop.Variable->getType()))
+        NotInStep = "'" + Id0 + "' counts in '" + typeText(First.Loop.Variable->getType()) +
+                    "' and '" + M.Spec->Id + "' in '" + typeText(R.Loop->Loop.Variable->getType()) +
+                    "'";
+      else if (boundSymbol(I, *R.Loop) != boundSymbol(0, First))
+        NotInStep = "'" + Id0 + "' loops up to '" + boundSymbol(0, First).str() + "' and '" +
+                    M.Spec->Id + "' up to '" + boundSymbol(I, *R.Loop).str() +
+                    "', which the config does not give the same value ('same:')";
+    }
+    if (!NotInStep) {
+      NotInStep = "";
+      Proof.InStep = std::move(Loops);
+    }
+    return *NotInStep;
+  }
+
+  IndexExpr boundSymbol(size_t Member, const StepLoop &L) const {
+    return shared(Member, IndexExpr::symbol(Symbol::param(L.Bound->getName().str())));
+  }
 
   void configProblem(ID Id, ConfigPosition At, std::vector<std::string> Args) {
     Diags.report({{Id, At.Line, At.Column, std::move(Args)}}, ConfigPath);
@@ -639,9 +683,10 @@ private:
     R.To = To;
     for (const std::vector<Side> *Sides : {&Earlier, &Later})
       for (const Side &S : *Sides) {
-        if (S.Access->InLoop)
-          return NotPrivate(S, "'" + S.Access->Text + "' in '" + S.Kernel +
-                                   "' lies in a loop, and a register holds one element");
+        if (S.Access->InLoop && !whyNotInStep().empty())
+          return NotPrivate(
+              S, "'" + S.Access->Text + "' in '" + S.Kernel +
+                     "' lies in a loop, and a register holds one element: " + whyNotInStep());
         if (S.Access->Partial)
           return NotPrivate(S, "'" + S.Access->Text + "' touches part of an element");
         if (S.Access->Helper)
@@ -652,6 +697,8 @@ private:
           return NotPrivate(S, "'" + S.Kernel + "' accesses it at [" + S.Index.str() +
                                    "] as well as at [" + Earlier.front().Index.str() + "]");
         R.Accesses[S.Member].push_back(S.Access->Site);
+        if (Sides == &Later && S.Access->Kind == AccessKind::Read)
+          R.Reads.insert(S.Access->Site);
       }
     // The register replaces the accesses, and nothing else may name the buffer.
     for (const MemberParam &P : {From, To})

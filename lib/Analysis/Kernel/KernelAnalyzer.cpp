@@ -1184,6 +1184,12 @@ private:
 
 } // namespace
 
+bool callMayChangeState(const FunctionDecl &F) {
+  return !isBuiltinGetter(&F) && writesMemory(&F, 0);
+}
+
+bool isBuiltinVariableGetter(const FunctionDecl &F) { return isBuiltinGetter(&F); }
+
 std::vector<const FunctionDecl *> findKernels(ASTUnit &Unit) {
   KernelCollector Collector(Unit.getSourceManager());
   Collector.TraverseDecl(Unit.getASTContext().getTranslationUnitDecl());

@@ -885,18 +885,7 @@ private:
 
   /// A kernel parameter of class type whose member \p E reads.
   const ParmVarDecl *heldInParameter(const Expr *E) const {
-    while (E) {
-      E = E->IgnoreParenImpCasts();
-      if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow())
-        E = M->getBase();
-      else if (const auto *A = dyn_cast<ArraySubscriptExpr>(E);
-               A && A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-        E = A->getBase();
-      else
-        break;
-    }
-    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
-    const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    const auto *P = E ? dyn_cast_or_null<ParmVarDecl>(ownedVariable(E)) : nullptr;
     if (P && P->getDeclContext() == &Kernel && !P->getType()->isPointerType())
       return P;
     return nullptr;

@@ -98,4 +98,29 @@ void forEachMutation(const Stmt *Body, llvm::function_ref<void(const Expr *)> Mu
   MutationFinder(Mutated).TraverseStmt(const_cast<Stmt *>(Body));
 }
 
+const VarDecl *ownedVariable(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MemberExpr>(E); M && !M->isArrow())
+      E = M->getBase();
+    else if (const auto *A = dyn_cast<ArraySubscriptExpr>(E);
+             A && A->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+      E = A->getBase();
+    else
+      break;
+  }
+  const auto *R = dyn_cast<DeclRefExpr>(E);
+  return R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+}
+
+std::set<const ParmVarDecl *> changedParams(const FunctionDecl &Kernel) {
+  std::set<const ParmVarDecl *> Changed;
+  forEachMutation(Kernel.getBody(), [&](const Expr *E) {
+    if (const auto *P = dyn_cast_or_null<ParmVarDecl>(ownedVariable(E));
+        P && P->getDeclContext() == &Kernel)
+      Changed.insert(P);
+  });
+  return Changed;
+}
+
 } // namespace kfuse

@@ -82,7 +82,9 @@ struct ElementwiseKernel {
   /// where the kernel reads blockDim.x and no block was given.
   std::optional<unsigned> BlockStride;
   std::vector<ElementBuffer> Buffers; ///< In parameter order.
-  std::vector<AheadRead> Ahead;       ///< Never empty.
+  /// The element each thread (or iteration) touches, in the kernel's symbols.
+  IndexExpr Element;
+  std::vector<AheadRead> Ahead; ///< Never empty from findElementwise.
 };
 
 /// Whether \p Model's kernel, launched with blocks of \p Block and accessing
@@ -95,6 +97,11 @@ struct ElementwiseResult {
 };
 ElementwiseResult findElementwise(const KernelModel &Model, const KernelAccesses &Accesses,
                                   std::optional<std::array<unsigned, 3>> Block);
+
+/// Whether the kernel has the elementwise form, whatever its loads: Ahead
+/// stays empty.
+ElementwiseResult findElementwiseForm(const KernelModel &Model, const KernelAccesses &Accesses,
+                                      std::optional<std::array<unsigned, 3>> Block);
 
 /// Whether the tuner may run several of the kernel's iterations at a time
 /// (\p E, as findElementwise found it): a kernel launched with any grid

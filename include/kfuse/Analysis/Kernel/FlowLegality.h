@@ -21,10 +21,12 @@
 
 #include "kfuse/Analysis/Kernel/FusionLegality.h"
 #include "kfuse/Analysis/Kernel/MemoryAccess.h"
+#include "kfuse/Analysis/Kernel/StepLoop.h"
 
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -52,6 +54,11 @@ struct RegisterTemporary {
   MemberParam From, To;
   /// Per member: the accesses that become the register.
   std::map<size_t, std::vector<const clang::Expr *>> Accesses;
+  /// The consumer's accesses that only read: they read the value as memory
+  /// held it, which nvcc must not contract with the producer's arithmetic
+  /// (a multiply there and an add here would become one fused multiply-add
+  /// the original launches never computed).
+  std::set<const clang::Expr *> Reads;
 };
 
 /// A flow of the config, proven legal.
@@ -75,6 +82,9 @@ struct ChainProof {
   /// Grid dimensions the proof assumed to be 1: blocks differing only
   /// there do not exist.
   std::array<bool, 3> UnitGrid{false, false, false};
+  /// Per member, its grid-stride loop, where a register temporary lies in
+  /// the loops and they run in step (StepLoop.h); empty otherwise.
+  std::vector<StepLoop> InStep;
 };
 
 /// Checks the flows and groups of \p F over \p Members (the kernels of the

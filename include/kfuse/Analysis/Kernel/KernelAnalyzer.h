@@ -99,6 +99,14 @@ std::optional<WarpCollective> warpCollective(const clang::CallExpr &Call, const 
 /// memory and not constant: one per program, whatever copies its function.
 bool isMutableStaticLocal(const clang::VarDecl &V);
 
+/// Whether a call of \p F may write memory or otherwise change state (print,
+/// wait, trap): its body does, or it is a toolkit function that does.
+bool callMayChangeState(const clang::FunctionDecl &F);
+
+/// Whether \p F is the getter behind threadIdx.x and the other built-in
+/// variables' components.
+bool isBuiltinVariableGetter(const clang::FunctionDecl &F);
+
 /// The built-in variable and component (0 for x, 1 for y, 2 for z) that
 /// \p E reads, as in `threadIdx.x`; nothing for any other expression.
 std::optional<std::pair<BuiltinVar, unsigned>> builtinComponent(const clang::Expr *E);

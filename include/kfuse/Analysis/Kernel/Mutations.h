@@ -8,9 +8,12 @@
 #ifndef KFUSE_ANALYSIS_MUTATIONS_H
 #define KFUSE_ANALYSIS_MUTATIONS_H
 
+#include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <set>
 
 namespace kfuse {
 
@@ -21,6 +24,14 @@ namespace kfuse {
 /// method call.
 void forEachMutation(const clang::Stmt *Body,
                      llvm::function_ref<void(const clang::Expr *)> Mutated);
+
+/// The variable whose own storage \p E names: x, x.f, x[i] for an array x;
+/// null through a pointer (`p->f`, `p[i]`: memory) and for anything else.
+const clang::VarDecl *ownedVariable(const clang::Expr *E);
+
+/// The parameters \p Kernel's body changes (`p += offset`, `n--`, a member
+/// of a struct parameter, one bound to a non-const reference).
+std::set<const clang::ParmVarDecl *> changedParams(const clang::FunctionDecl &Kernel);
 
 } // namespace kfuse
 
