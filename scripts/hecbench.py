@@ -16,6 +16,13 @@
            the first command of each Makefile's `run` target in both, and
            compare: the program's own PASS/FAIL, else its output with timing
            lines left out; the first time the program prints, fused / original.
+  tune     (the GPU machine, with kfuse packaged there): for each rewritten
+           program whose config has no FILL left once --fills gives the sizes
+           of the Makefile's run (the one config edit), a third copy `tuned/`
+           takes that config: `kfuse tune --run`, then `kfuse fuse --tuning
+           --rewrite-launches -i` (fusions the measurements keep native keep
+           their launches), its own Makefile, and the runs of `gpu`, against
+           the original; tune.json.
   report   the table of docs/hecbench.md from prepare.json and gpu.json.
 
 HeCBench is fetched by the user (github zjin-lcf/HeCBench) and never committed.
@@ -201,42 +208,43 @@ def first_time(text):
 
 def make_args(args, record, side):
     make = ["make", "-s", "ARCH=" + args.arch, "CC=nvcc"]
-    if side == "fused":
+    if side != "orig":
         # The program's own Makefile, told to link the fused object too (a
         # replaced file is compiled only through the fused file) and how to
         # build it: command-line variables and --eval, no edit.
-        d = os.path.join(args.out, "programs", "fused", record["program"])
+        d = os.path.join(args.out, "programs", side, record["program"])
         code, out, _ = run(make + ["--no-print-directory", "--eval=kfuse-print-obj: ; @echo $(obj)",
                                    "kfuse-print-obj"], d, 60)
         objs = out.split() if code == 0 else [s[:-3] + ".o" for s in record["sources"]]
-        replaced = {s[:-3] + ".o" for s in record["rewritten"]} if record["replace"] else set()
+        rewritten = [s for s in record["sources"] if os.path.exists(os.path.join(d, s + ".orig"))]
+        replaced = {s[:-3] + ".o" for s in rewritten} if record["replace"] else set()
         objs = [o for o in objs if o not in replaced] + ["kfuse/fused.o"]
         make += ["obj=" + " ".join(objs),
                  "--eval=kfuse/fused.o: kfuse/fused.cu ; $(CC) $(CFLAGS) -c $< -o $@"]
     return make
 
 
-def build_one(args, record):
+def build_one(args, record, sides=("orig", "fused")):
     work = os.path.join(args.out, "programs")
     built = {}
-    for side in ("orig", "fused"):
+    for side in sides:
         code, out, err = run(make_args(args, record, side), os.path.join(work, side, record["program"]),
                              600)
         built[side] = {"build": "ok" if code == 0 else "failed", "log": (out + err)[-3000:]}
     return built
 
 
-def run_one(args, record, built):
+def run_one(args, record, built, sides=("orig", "fused")):
     """`make run` (the program's default arguments) in both copies, one at a
     time so that neither shares the GPU, --runs times each, alternating."""
     work = os.path.join(args.out, "programs")
     result = {"program": record["program"]}
     outputs = {}
-    for side in ("orig", "fused"):
+    for side in sides:
         result[side] = dict(built[side])
         result[side]["times"] = []
     for _ in range(args.runs):
-        for side in ("orig", "fused"):
+        for side in sides:
             if built[side]["build"] != "ok" or result[side].get("exit") not in (None, 0):
                 continue
             start = time.time()
@@ -250,10 +258,90 @@ def run_one(args, record, built):
                 outputs[side] = out if code == 0 else None
             if code == 0 and t is not None:
                 result[side]["times"].append(t)
-    if outputs.get("orig") is not None and outputs.get("fused") is not None:
+    if outputs.get(sides[0]) is not None and outputs.get(sides[1]) is not None:
         keep = lambda o: [l for l in o.splitlines() if not TIMING.search(l)]
-        result["same_output"] = keep(outputs["orig"]) == keep(outputs["fused"])
+        result["same_output"] = keep(outputs[sides[0]]) == keep(outputs[sides[1]])
     return result
+
+
+def filled(text, sizes):
+    """The config with each FILL given from `sizes`: a scalar by the name its
+    comment gives it (`{value: FILL}  # n = ...`), a buffer's count as
+    sizes["count"], a grid as the count over the entry's block."""
+    lines, block = [], None
+    for line in text.splitlines():
+        m = re.match(r"\s*block: \[(\d+)", line)
+        if m:
+            block = int(m.group(1))
+        code, _, comment = line.partition("#")
+        if "FILL" in code:
+            if "grid:" in code and block and "count" in sizes:
+                line = line.replace("[FILL]", "[%d]" % ((sizes["count"] + block - 1) // block), 1)
+            elif "count: FILL" in code and "count" in sizes:
+                line = line.replace("count: FILL", "count: %d" % sizes["count"], 1)
+            elif "value: FILL" in code:
+                name = comment.split("=")[0].strip()
+                if name in sizes:
+                    line = line.replace("value: FILL", "value: %s" % sizes[name], 1)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def tune_one(args, record, sizes):
+    """The program's config, filled, tuned on this GPU and rewritten as the
+    measurements say, in a third copy."""
+    name = record["program"]
+    work = os.path.join(args.out, "programs")
+    d = os.path.join(work, "tuned", name)
+    link = os.path.join(work, "tuned", "include")
+    if os.path.lexists(os.path.join(work, "orig", "include")) and not os.path.lexists(link):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(os.readlink(os.path.join(work, "orig", "include")), link)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(os.path.join(work, "orig", name), d, symlinks=True)
+    text = filled(open(os.path.join(work, "fused", name, "kfuse.yaml")).read(), sizes)
+    out = {"program": name}
+    if any("FILL" in l.partition("#")[0] for l in text.splitlines()):
+        out["status"] = "FILL left"
+        return out
+    open(os.path.join(d, "kfuse.yaml"), "w").write(text)
+    flags = makefile_flags(d) + ["-I../include", "-w"]
+    fusions = ",".join(record["fusions"])
+    code, o, e = run([args.kfuse, "tune", "kfuse.yaml", "--fusion", fusions, "--run", "--",
+                      *flags], d, 1800)
+    out["tune"] = [l for l in (o + e).splitlines() if l.startswith("kfuse: ") or "error" in l][-12:]
+    if code != 0:
+        out["status"] = "tune failed"
+        return out
+    os.makedirs(os.path.join(d, "kfuse"), exist_ok=True)
+    code, o, e = run([args.kfuse, "fuse", "kfuse.yaml", "--fusion", fusions, "--tuning",
+                      "kfuse.tune/results.json", "-o", "kfuse/fused.cu", "--header",
+                      "kfuse/fused.h", "--rewrite-launches", "-i", "--", *flags], d, 600)
+    out["fuse"] = (o + e)[-2000:]
+    out["status"] = "tuned" if code == 0 else "fuse failed"
+    return out
+
+
+def tune(args):
+    sizes = json.load(open(args.fills)) if args.fills else {}
+    records = [r for r in json.load(open(os.path.join(args.out, "prepare.json")))
+               if r["status"] == "rewritten"]
+    if args.only:
+        records = [r for r in records if r["program"] in args.only.split(",")]
+    results = []
+    for r in records:
+        t = tune_one(args, r, sizes.get(r["program"], {}))
+        print("%-26s %s %s" % (r["program"], t["status"], " | ".join(t.get("tune", []))), flush=True)
+        if t["status"] == "tuned":
+            built = build_one(args, r, ("orig", "tuned"))
+            t.update(run_one(args, r, built, ("orig", "tuned")))
+            o, f = t["orig"], t["tuned"]
+            print("%-26s orig %s %s tuned %s %s same=%s t=%s/%s" % (
+                r["program"], o["build"], o.get("verdict", ""), f["build"], f.get("verdict", ""),
+                t.get("same_output"), f.get("times"), o.get("times")), flush=True)
+        results.append(t)
+    with open(os.path.join(args.out, "tune.json"), "w") as f:
+        json.dump(results, f, indent=1)
 
 
 def gpu(args):
@@ -314,7 +402,7 @@ def report(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("stage", choices=["prepare", "gpu", "report"])
+    p.add_argument("stage", choices=["prepare", "gpu", "tune", "report"])
     p.add_argument("--hecbench", help="HeCBench's checkout (holds src/)")
     p.add_argument("--out", required=True)
     p.add_argument("--kfuse", default="build/bin/kfuse")
@@ -324,10 +412,11 @@ def main():
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--timeout", type=int, default=120)
     p.add_argument("--runs", type=int, default=3, help="gpu: runs of each copy, alternating")
+    p.add_argument("--fills", help="tune: JSON of each program's sizes for its config's FILLs")
     args = p.parse_args()
     if args.kfuse:
         args.kfuse = os.path.abspath(args.kfuse)
-    {"prepare": prepare, "gpu": gpu, "report": report}[args.stage](args)
+    {"prepare": prepare, "gpu": gpu, "tune": tune, "report": report}[args.stage](args)
 
 
 if __name__ == "__main__":
