@@ -13,6 +13,7 @@
 #include "kfuse/Analysis/Kernel/Elementwise.h"
 #include "kfuse/Analysis/Kernel/KernelAnalyzer.h"
 #include "kfuse/Analysis/Kernel/MemoryAccess.h"
+#include "kfuse/Analysis/Kernel/StepLoop.h"
 #include "kfuse/Analysis/Legality.h"
 #include "kfuse/Diagnostics/Reporter.h"
 #include "kfuse/Frontend/SourceParser.h"
@@ -149,6 +150,19 @@ private:
     }
     if (!A.Buffers.empty())
       printElementwise(findElementwise(Model, A, std::nullopt));
+    if (ElementwiseResult Form = findElementwiseForm(Model, A, std::nullopt);
+        Form.Kernel && Form.Kernel->Loop)
+      printStepLoop(findStepLoop(Model, A, std::nullopt));
+  }
+
+  /// Whether a vertical chain can run its grid-stride loop in step with
+  /// others', so that a temporary it passes or takes stays in a register.
+  void printStepLoop(const StepLoopResult &S) const {
+    OS << "  loop in step: "
+       << (S.Loop ? "yes, from " + S.Loop->Init + " by " + S.Loop->Step +
+                        "; a temporary it passes or takes can stay in a register"
+                  : "no, " + S.WhyNot)
+       << "\n";
   }
 
   /// Whether a persistent grid can run several of its blocks per iteration

@@ -509,13 +509,6 @@ void declareRegisters(const VerticalPlan &Chains, FusedKernel &K, NameAllocator 
   }
 }
 
-std::string printed(const clang::Expr &E, const clang::ASTContext &AST) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  E.printPretty(OS, nullptr, AST.getPrintingPolicy());
-  return Text;
-}
-
 /// The loop over the elements around each group of sections whose loops
 /// run in step, and the variable each section's iteration takes. Its bound
 /// is the first section's name for it (sectionsBuilt).
@@ -536,8 +529,9 @@ void declareSteps(const VerticalPlan &Chains, const std::vector<FusionMember> &M
     S.Type = Loop.Variable->getType().getCanonicalType().getUnqualifiedType().getAsString(
         AST.getPrintingPolicy());
     S.Variable = Names.allocate(Members[G.First].Spec->Id + "_element");
-    S.Init = printed(*Loop.Init, AST);
-    S.Step = printed(*Loop.Step, AST);
+    // Spelled to mean the same outside the kernel's section (StepLoop).
+    S.Init = G.Loops.front().Init;
+    S.Step = G.Loops.front().Step;
     for (size_t I = 0; I < S.Count; ++I)
       Built.StepElement[G.First + I] = S.Variable;
     K.InStep.push_back(std::move(S));

@@ -286,8 +286,9 @@ private:
   std::optional<std::string> NotInStep;
 
   /// Whether every member is one grid-stride loop (StepLoop.h) over the
-  /// same elements as the first's: the same bound, and the same start and
-  /// step (the same block gives them); fills Proof.InStep when they are.
+  /// same elements as the first's: the same block, variable type, bound,
+  /// and start and step spelled alike (so computed in the same types); fills
+  /// Proof.InStep when they are.
   /// Such members touch their element alone, so no flow among them is
   /// shifted and none waits for its block inside the loop.
   const std::string &whyNotInStep() {
@@ -311,6 +312,10 @@ private:
         NotInStep = "'" + Id0 + "' counts in '" + typeText(First.Loop.Variable->getType()) +
                     "' and '" + M.Spec->Id + "' in '" + typeText(R.Loop->Loop.Variable->getType()) +
                     "'";
+      else if (R.Loop->Init != First.Init || R.Loop->Step != First.Step)
+        NotInStep = "'" + Id0 + "' starts its loop at " + First.Init + " and steps by " +
+                    First.Step + ", '" + M.Spec->Id + "' at " + R.Loop->Init + " by " +
+                    R.Loop->Step + ": they may compute them in other types";
       else if (boundSymbol(I, *R.Loop) != boundSymbol(0, First))
         NotInStep = "'" + Id0 + "' loops up to '" + boundSymbol(0, First).str() + "' and '" +
                     M.Spec->Id + "' up to '" + boundSymbol(I, *R.Loop).str() +

@@ -7,6 +7,10 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <optional>
+#include <vector>
 
 using namespace clang;
 
@@ -73,21 +77,28 @@ std::string notValues(const Stmt &S, const ASTContext &AST) {
 }
 
 /// Why an iteration of \p Loop may carry a value to the next, or change
-/// state other than memory at its element; empty if none may.
-std::string carriesState(const ForStmt &Loop, const ASTContext &AST) {
+/// state other than memory at its element; empty if none may. \p Before
+/// holds the statements before the loop: a pointer or reference they bind
+/// to a variable would let the body change it unnamed.
+std::string carriesState(const ForStmt &Loop, const std::vector<const Stmt *> &Before,
+                         const ASTContext &AST) {
   const SourceManager &SM = AST.getSourceManager();
   const Stmt *Body = Loop.getBody();
   SourceLocation Begin = SM.getExpansionLoc(Body->getBeginLoc()),
                  End = SM.getExpansionLoc(Body->getEndLoc());
   std::string Why;
-  forEachMutation(Body, [&](const Expr *E) {
+  auto Outside = [&](const Expr *E) {
     const VarDecl *V = ownedVariable(E);
     if (!Why.empty() || !V || SM.isPointWithin(SM.getExpansionLoc(V->getLocation()), Begin, End))
       return;
-    Why = "its loop's body changes '" + V->getName().str() + "' (line " +
+    Why = "'" + V->getName().str() + "', declared outside its loop's body, is changed or bound " +
+          "to a pointer or reference at line " +
           std::to_string(SM.getExpansionLineNumber(E->getExprLoc())) +
-          "), declared outside it, so an iteration carries a value to the next";
-  });
+          ", so an iteration may carry a value to the next";
+  };
+  for (const Stmt *S : Before)
+    forEachMutation(S, Outside);
+  forEachMutation(Body, Outside);
   if (!Why.empty())
     return Why;
   if (const Stmt *Change = firstChange(Body, /*Once=*/false))
@@ -96,10 +107,52 @@ std::string carriesState(const ForStmt &Loop, const ASTContext &AST) {
   return "";
 }
 
+/// \p E, a grid-stride loop's start or step (built-in variables, integer
+/// literals, casts to integer types, arithmetic: Elementwise.h), spelled
+/// so that it means the same anywhere: every type by its builtin name (no
+/// typedef, decltype or macro of the kernel's file), every operation in
+/// parentheses; nothing for another form.
+std::optional<std::string> contextFree(const Expr *E) {
+  if (auto Builtin = builtinComponent(E))
+    return std::string(spelling(Builtin->first)) + "." + "xyz"[Builtin->second];
+  if (const auto *L = dyn_cast<IntegerLiteral>(E)) {
+    const auto *T = L->getType()->getAs<BuiltinType>();
+    const char *Suffix = !T                                       ? nullptr
+                         : T->getKind() == BuiltinType::Int       ? ""
+                         : T->getKind() == BuiltinType::UInt      ? "u"
+                         : T->getKind() == BuiltinType::Long      ? "l"
+                         : T->getKind() == BuiltinType::ULong     ? "ul"
+                         : T->getKind() == BuiltinType::LongLong  ? "ll"
+                         : T->getKind() == BuiltinType::ULongLong ? "ull"
+                                                                  : nullptr;
+    if (!Suffix)
+      return std::nullopt;
+    return llvm::toString(L->getValue(), 10, /*Signed=*/false) + Suffix;
+  }
+  if (const auto *P = dyn_cast<ParenExpr>(E))
+    return contextFree(P->getSubExpr());
+  if (const auto *C = dyn_cast<ImplicitCastExpr>(E))
+    return contextFree(C->getSubExpr());
+  if (const auto *C = dyn_cast<ExplicitCastExpr>(E)) {
+    QualType T = C->getType().getCanonicalType().getUnqualifiedType();
+    std::optional<std::string> Sub = contextFree(C->getSubExpr());
+    if (!Sub || !T->isBuiltinType() || !T->isIntegerType())
+      return std::nullopt;
+    return "static_cast<" + T.getAsString() + ">(" + *Sub + ")";
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    std::optional<std::string> L = contextFree(B->getLHS()), R = contextFree(B->getRHS());
+    if (!L || !R || B->isAssignmentOp() || B->isCommaOp())
+      return std::nullopt;
+    return "(" + *L + " " + B->getOpcodeStr().str() + " " + *R + ")";
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 StepLoopResult findStepLoop(const KernelModel &Model, const KernelAccesses &Accesses,
-                            std::array<unsigned, 3> Block) {
+                            std::optional<std::array<unsigned, 3>> Block) {
   auto No = [](std::string Why) { return StepLoopResult{std::nullopt, std::move(Why)}; };
   ElementwiseResult E = findElementwiseForm(Model, Accesses, Block);
   if (!E.Kernel)
@@ -112,6 +165,7 @@ StepLoopResult findStepLoop(const KernelModel &Model, const KernelAccesses &Acce
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Model.Decl->getBody());
   const ForStmt *Loop = E.Kernel->Loop->Loop;
   bool Seen = false;
+  std::vector<const Stmt *> Before;
   for (const Stmt *S : Body ? Body->body() : llvm::ArrayRef<Stmt *>()) {
     if (S == Loop) {
       Seen = true;
@@ -121,13 +175,19 @@ StepLoopResult findStepLoop(const KernelModel &Model, const KernelAccesses &Acce
       return No("the statement at line " + lineOf(*S, AST) + " runs after its loop");
     } else if (std::string Why = notValues(*S, AST); !Why.empty()) {
       return No(Why);
+    } else {
+      Before.push_back(S);
     }
   }
   if (!Seen)
     return No("its loop is not a statement of the kernel's body itself");
-  if (std::string Why = carriesState(*Loop, AST); !Why.empty())
+  if (std::string Why = carriesState(*Loop, Before, AST); !Why.empty())
     return No(Why);
-  return {StepLoop{*E.Kernel->Loop, E.Kernel->Bound}, ""};
+  std::optional<std::string> Init = contextFree(E.Kernel->Loop->Init),
+                             Step = contextFree(E.Kernel->Loop->Step);
+  if (!Init || !Step)
+    return No("its loop's start or step has a form kfuse cannot spell outside the kernel");
+  return {StepLoop{*E.Kernel->Loop, E.Kernel->Bound, *Init, *Step}, ""};
 }
 
 } // namespace kfuse

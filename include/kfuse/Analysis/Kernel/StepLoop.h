@@ -37,6 +37,10 @@ namespace kfuse {
 struct StepLoop {
   GridStrideLoop Loop;
   const clang::ParmVarDecl *Bound = nullptr; ///< n of i < n.
+  /// The loop's start and step, spelled to mean the same in any scope:
+  /// builtin types only, each operation in parentheses. Loops that run in
+  /// step must spell them alike, so they compute them in the same types.
+  std::string Init, Step;
 };
 
 struct StepLoopResult {
@@ -46,8 +50,9 @@ struct StepLoopResult {
 
 /// Whether \p Model's kernel, launched with blocks of \p Block and accessing
 /// memory as \p Accesses says, is one grid-stride loop that may run in step.
+/// Without a block (`kfuse list`), for the 1-D block its index strides by.
 StepLoopResult findStepLoop(const KernelModel &Model, const KernelAccesses &Accesses,
-                            std::array<unsigned, 3> Block);
+                            std::optional<std::array<unsigned, 3>> Block);
 
 } // namespace kfuse
 
