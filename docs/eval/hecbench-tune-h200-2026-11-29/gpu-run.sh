@@ -3,10 +3,12 @@
 # original (gpu), then the FILL sizes of the Makefile's run given
 # (fills.json), kfuse tune --run, fuse --tuning --rewrite-launches -i, build,
 # three runs each against the original (tune).
+# Expects beside it the packaged kfuse archive (scripts/package.sh), hb/ written by
+# scripts/hecbench.py prepare, and HeCBench's include/ (its programs include ../include); writes its logs to $OUT_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-out=${OUT:-/tmp/out}; mkdir -p "$out"
+out=${OUT_DIR:-/tmp/kfuse-gpu-run}; mkdir -p "$out"  # logs and results
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 rm -rf "$here/kfuse-0.1.0-linux-x86_64"; (cd "$here" && tar -xJf kfuse-0.1.0-linux-x86_64.tar.xz)
 kf=$here/kfuse-0.1.0-linux-x86_64/bin/kfuse

@@ -2,12 +2,14 @@
 # Grid-stride chains with their temporaries in registers (loops in step):
 # a time step of three grid-stride kernels through suggest -> tune --run ->
 # fuse --tuning --rewrite-launches -> nvcc -> run, against the original and
-# the untuned rewrite; then the whole-program fuzzer's chain family (seed 92,
-# half its cases grid-stride kernels).
+# the untuned rewrite; then the whole-program fuzzer's chain family (seeds 92
+# and 93, half their cases grid-stride kernels). Final build of the session.
+# Expects beside it the packaged kfuse archive (scripts/package.sh) and the fuzzer bundles chain92 and
+# chain93 (scripts/fuzz_programs.py --bundle); writes its logs to $OUT_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-out=${OUT:-/tmp/out}; mkdir -p "$out"
+out=${OUT_DIR:-/tmp/kfuse-gpu-run}; mkdir -p "$out"  # logs and results
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 nvcc --version | tail -2 >> "$out/gpu.txt"
 rm -rf "$here/kfuse-0.1.0-linux-x86_64"; (cd "$here" && tar -xJf kfuse-0.1.0-linux-x86_64.tar.xz)
@@ -49,13 +51,8 @@ cp kfuse-report/evaluation.md "$out/steps/" 2>/dev/null
 grep "kfuse: [a-z_]*: \(fuse\|keep\)" tune.log
 grep "^- \*\*" kfuse-report/evaluation.md | cut -c1-400
 grep -c "_launch(" tuned/rewritten/step_loops.cu
-start=$SECONDS
-(cd "$here/chain92" && make -j16 > "$out/chain92-build.log" 2>&1 && python3 run.py -o "$out/chain92.jsonl" > "$out/chain92-run.log" 2>&1)
-echo "chain92 rc=$? $((SECONDS - start)) s lines=$(wc -l < "$out/chain92.jsonl")"
-start=$SECONDS
-python3 "$root/scripts/quick_start.py" --readme "$root/README.md" --example "$root/examples/quick-start" \
-  --kfuse "$kf" --nvcc nvcc --work /tmp/qs9 --gpu --runs 5 > "$out/quick_start.log" 2>&1
-echo "quick_start rc=$? $((SECONDS - start)) s"
-grep "kfuse: [a-z_]*: \(fuse\|keep\)" "$out/quick_start.log" | head -5
-grep "flux_update" /tmp/qs9/kfuse-report/evaluation.md | grep "^- " | cut -c1-300
-tail -3 "$out/quick_start.log"
+for seed in 92 93; do
+  start=$SECONDS
+  (cd "$here/chain$seed" && make -j16 > "$out/chain$seed-build.log" 2>&1 && python3 run.py -o "$out/chain$seed.jsonl" > "$out/chain$seed-run.log" 2>&1)
+  echo "chain$seed rc=$? $((SECONDS - start)) s lines=$(wc -l < "$out/chain$seed.jsonl")"
+done
