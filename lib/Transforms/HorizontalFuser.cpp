@@ -511,7 +511,7 @@ void declareRegisters(const VerticalPlan &Chains, FusedKernel &K, NameAllocator 
 
 /// The loop over the elements around each group of sections whose loops
 /// run in step, and the variable each section's iteration takes. Its bound
-/// is the first section's name for it (sectionsBuilt).
+/// is the first section's name for it, filled once the sections are built.
 void declareSteps(const VerticalPlan &Chains, const std::vector<FusionMember> &Members,
                   FusedKernel &K, NameAllocator &Names, BuiltNames &Built) {
   for (const StepGroup &G : Chains.InStep) {
